@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Connections: the state one MPDT socket keeps per peer (address and MPDT
+ * port).  A connection has a sending half (our incarnation nonce, the
+ * scoreboard, RTT, LB and CC) and a receiving half (the peer's nonce and
+ * PSN bitmap, partial messages).  Connections live until the socket is
+ * released; everything here runs under msk->lock.
+ */
+#include <linux/jhash.h>
+#include <net/ipv6.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "protocol.h"
+
+static u32 addr_hash(const struct mpdt_addr *a)
+{
+	u32 h = a->family == AF_INET6 ?
+		jhash(&a->v6, sizeof(a->v6), 0) : jhash_1word(a->v4, 0);
+
+	return jhash_1word((__force u32)a->port, h);
+}
+
+static bool addr_equal(const struct mpdt_addr *a, const struct mpdt_addr *b)
+{
+	if (a->family != b->family || a->port != b->port)
+		return false;
+	if (a->family == AF_INET6)
+		return ipv6_addr_equal(&a->v6, &b->v6);
+	return a->v4 == b->v4;
+}
+
+struct mpdt_conn *mpdt_conn_find(struct mpdt_sock *msk,
+				 const struct mpdt_addr *peer)
+{
+	struct mpdt_conn *c;
+
+	hash_for_each_possible(msk->conns, c, node, addr_hash(peer))
+		if (addr_equal(&c->peer, peer))
+			return c;
+	return NULL;
+}
+
+static void *algo_priv(u32 size, gfp_t gfp)
+{
+	return size ? kzalloc(size, gfp) : NULL;
+}
+
+/* A new connection has its receiving half sized; the sending half is
+ * sized by mpdt_conn_prepare_tx() on the first message.
+ */
+struct mpdt_conn *mpdt_conn_create(struct mpdt_sock *msk,
+				   const struct mpdt_addr *peer, gfp_t gfp)
+{
+	const struct mpdt_params *p = &msk->mn->params;
+	struct mpdt_conn *c;
+
+	if (msk->nconns >= MPDT_MAX_CONNS) {
+		mpdt_stat_inc(msk->mn, MPDT_STAT_DROP_CONN_LIMIT);
+		return NULL;
+	}
+	c = kzalloc(sizeof(*c), gfp);
+	if (!c)
+		return NULL;
+	c->rx_bits = kzalloc(p->rx_window / 8, gfp);
+	c->lb.ops = &mpdt_lb_single;
+	c->cc.ops = &mpdt_cc_fixed;
+	c->lb.priv = algo_priv(c->lb.ops->priv_size, gfp);
+	c->cc.priv = algo_priv(c->cc.ops->priv_size, gfp);
+	if (!c->rx_bits || (c->lb.ops->priv_size && !c->lb.priv) ||
+	    (c->cc.ops->priv_size && !c->cc.priv)) {
+		kfree(c->lb.priv);
+		kfree(c->cc.priv);
+		kfree(c->rx_bits);
+		kfree(c);
+		return NULL;
+	}
+	c->msk = msk;
+	c->peer = *peer;
+	c->state = MPDT_CONN_ACTIVE;
+	INIT_LIST_HEAD(&c->tx_msgs);
+	hash_init(c->rx_msgs);
+	mpdt_rx_init(&c->rx, c->rx_bits, p->rx_window);
+	hrtimer_init(&c->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
+	c->timer.function = mpdt_conn_timer;
+	hash_add(msk->conns, &c->node, addr_hash(peer));
+	msk->nconns++;
+	mpdt_stat_inc(msk->mn, MPDT_STAT_CONN_CREATED);
+	return c;
+}
+
+/* Start a new sending incarnation: fresh nonce, PSNs and algorithms. */
+static void tx_reset(struct mpdt_conn *c)
+{
+	const struct mpdt_params *p = &c->msk->mn->params;
+	u64 now = mpdt_now();
+
+	c->nonce = get_random_u32();
+	c->state = MPDT_CONN_ACTIVE;
+	c->pause_until = 0;
+	mpdt_sb_init(&c->sb, c->sb_ring, p->rx_window, now);
+	mpdt_rtt_init(&c->rtt);
+	c->lb.entropies = p->entropies;
+	c->cc.mss = p->payload;
+	if (c->lb.priv)
+		memset(c->lb.priv, 0, c->lb.ops->priv_size);
+	if (c->cc.priv)
+		memset(c->cc.priv, 0, c->cc.ops->priv_size);
+	c->lb.ops->init(&c->lb, p, get_random_u64());
+	c->cc.ops->init(&c->cc, p);
+}
+
+/*
+ * Called in process context before queueing a message: sizes the
+ * scoreboard (GFP_KERNEL, so the caller must not hold msk->lock) and
+ * starts a new incarnation if this is the first message or the peer had
+ * failed.  Returns with msk->lock held on success.
+ */
+int mpdt_conn_prepare_tx(struct mpdt_sock *msk, const struct mpdt_addr *peer,
+			 struct mpdt_conn **out)
+{
+	u32 window = msk->mn->params.rx_window;
+	struct mpdt_sb_pkt *ring = NULL;
+	struct mpdt_conn *c;
+
+	for (;;) {
+		spin_lock_bh(&msk->lock);
+		c = mpdt_conn_find(msk, peer);
+		if (!c)
+			c = mpdt_conn_create(msk, peer, GFP_ATOMIC);
+		if (!c) {
+			spin_unlock_bh(&msk->lock);
+			kvfree(ring);
+			return -ENOBUFS;
+		}
+		if (c->sb_ring || ring)
+			break;
+		spin_unlock_bh(&msk->lock);
+		ring = kvcalloc(window, sizeof(*ring), GFP_KERNEL);
+		if (!ring)
+			return -ENOMEM;
+	}
+	if (!c->sb_ring) {
+		c->sb_ring = ring;
+		ring = NULL;
+		tx_reset(c);
+	} else if (c->state == MPDT_CONN_FAILED) {
+		tx_reset(c);
+	}
+	kvfree(ring);
+	*out = c;
+	return 0;
+}
+
+void mpdt_txmsg_free(struct mpdt_sock *msk, struct mpdt_txmsg *m)
+{
+	sk_wmem_queued_add(&msk->inet.sk, -(int)m->len);
+	kvfree(m->data);
+	kfree(m);
+}
+
+void mpdt_rxmsg_free(struct mpdt_sock *msk, struct mpdt_rxmsg *m)
+{
+	u32 i;
+
+	for (i = 0; i < m->npages; i++)
+		if (m->pages[i])
+			__free_page(m->pages[i]);
+	atomic_sub(m->charged, &msk->inet.sk.sk_rmem_alloc);
+	kfree(m->pages);
+	kfree(m);
+}
+
+static void purge_tx(struct mpdt_conn *c)
+{
+	struct mpdt_txmsg *m, *tmp;
+
+	list_for_each_entry_safe(m, tmp, &c->tx_msgs, node) {
+		list_del(&m->node);
+		mpdt_txmsg_free(c->msk, m);
+	}
+	c->tx_next = NULL;
+	c->msgs_inflight = 0;
+}
+
+void mpdt_conn_purge_rx(struct mpdt_conn *c)
+{
+	struct hlist_node *tmp;
+	struct mpdt_rxmsg *m;
+	int bkt;
+
+	hash_for_each_safe(c->rx_msgs, bkt, tmp, m, hnode) {
+		hash_del(&m->hnode);
+		mpdt_rxmsg_free(c->msk, m);
+	}
+}
+
+/*
+ * The peer stopped answering (max_retries consecutive timeouts): drop what
+ * we were sending to it and report ETIMEDOUT on the socket.  A later send
+ * to the same peer starts a new incarnation.
+ */
+void mpdt_conn_fail(struct mpdt_conn *c)
+{
+	struct sock *sk = &c->msk->inet.sk;
+
+	c->state = MPDT_CONN_FAILED;
+	purge_tx(c);
+	mpdt_stat_inc(c->msk->mn, MPDT_STAT_CONN_FAILED);
+	hrtimer_try_to_cancel(&c->timer);
+	WRITE_ONCE(sk->sk_err, ETIMEDOUT);
+	sk_error_report(sk);
+	mpdt_sock_wake_writers(c->msk);
+}
+
+/* Socket release, after msk->closing stopped every other user. */
+void mpdt_conn_destroy(struct mpdt_conn *c)
+{
+	hrtimer_cancel(&c->timer);
+	purge_tx(c);
+	mpdt_conn_purge_rx(c);
+	kvfree(c->sb_ring);
+	kfree(c->rx_bits);
+	kfree(c->lb.priv);
+	kfree(c->cc.priv);
+	kfree(c);
+}
+
+void mpdt_conn_fill_info(struct mpdt_conn *c, struct mpdt_info *info)
+{
+	const struct mpdt_sb *sb = &c->sb;
+	int i;
+
+	info->mi_state = c->state;
+	info->mi_nonce = c->nonce;
+	info->mi_cwnd = c->cc.cwnd;
+	info->mi_inflight = c->sb_ring ? mpdt_sb_inflight(sb) : 0;
+	info->mi_srtt_us = div_u64(c->rtt.srtt, NSEC_PER_USEC);
+	info->mi_rttvar_us = div_u64(c->rtt.rttvar, NSEC_PER_USEC);
+	info->mi_min_rtt_us = div_u64(c->rtt.min_rtt, NSEC_PER_USEC);
+	info->mi_rto_us = div_u64(mpdt_conn_rto(c), NSEC_PER_USEC);
+	info->mi_snd_una = sb->una;
+	info->mi_snd_nxt = sb->nxt;
+	info->mi_rcv_epsn = c->rx.epsn;
+	info->mi_rcv_ooo = c->rx.ooo_count;
+	for (i = 0; i < __MPDT_RETX_MAX; i++)
+		info->mi_retx[i] = sb->retx[i];
+	info->mi_probes = c->probes;
+	info->mi_rtos = c->rtos;
+	info->mi_sacks_rcvd = c->sacks_rcvd;
+	info->mi_sacks_sent = c->sacks_sent;
+	info->mi_nacks_rcvd = c->nacks_rcvd;
+	info->mi_nacks_sent = c->nacks_sent;
+	info->mi_msgs_sent = c->msgs_sent;
+	info->mi_msgs_acked = c->msgs_acked;
+	info->mi_msgs_rcvd = c->msgs_rcvd;
+	info->mi_bytes_sent = sb->bytes_sent;
+	info->mi_bytes_acked = sb->bytes_recvd;
+	info->mi_msgs_inflight = c->msgs_inflight;
+	info->mi_ev = c->last_ev;
+	strscpy(info->mi_lb, c->lb.ops->name, sizeof(info->mi_lb));
+	strscpy(info->mi_cc, c->cc.ops->name, sizeof(info->mi_cc));
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Types and helpers for the pure core: the algorithm, wire and SACK files
+ * that compile unchanged in the module and in the userspace unit tests.
+ * Nothing here may call into the kernel.
+ */
+#ifndef _MPDT_CORE_H
+#define _MPDT_CORE_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/string.h>
+#include <linux/kernel.h>
+#include <linux/minmax.h>
+#include <linux/bits.h>
+#else
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int32_t s32;
+typedef int64_t s64;
+
+#define min(a, b)	((a) < (b) ? (a) : (b))
+#define max(a, b)	((a) > (b) ? (a) : (b))
+#define clamp(v, lo, hi)	min(max(v, lo), hi)
+#define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
+#define BIT_ULL(n)	(1ULL << (n))
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define likely(x)	__builtin_expect(!!(x), 1)
+#define unlikely(x)	__builtin_expect(!!(x), 0)
+#endif
+
+#define MPDT_NSEC_PER_USEC	1000ULL
+
+/* Serial-number arithmetic on 32-bit PSNs (RFC 1982). */
+static inline bool psn_before(u32 a, u32 b)
+{
+	return (s32)(a - b) < 0;
+}
+
+static inline bool psn_after(u32 a, u32 b)
+{
+	return psn_before(b, a);
+}
+
+#endif /* _MPDT_CORE_H */

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Receive path: the UDP tunnel socket hands every datagram on the MPDT
+ * port here.  Nothing from the network is trusted: the header is decoded
+ * and validated (wire.c) before the socket and connection are looked up,
+ * and every rejected packet is counted by reason and dropped.
+ */
+#include <linux/ip.h>
+#include <linux/udp.h>
+#include <net/inet_ecn.h>
+#include <net/udp_tunnel.h>
+
+#include "protocol.h"
+
+/* What the outer headers said about the packet. */
+struct mpdt_rcv {
+	struct mpdt_addr from;
+	bool ce;
+};
+
+static bool outer_headers(const struct sk_buff *skb, struct mpdt_rcv *r)
+{
+	if (skb->protocol != htons(ETH_P_IP))
+		return false;
+	r->from.family = AF_INET;
+	r->from.v4 = ip_hdr(skb)->saddr;
+	r->ce = INET_ECN_is_ce(ip_hdr(skb)->tos);
+	return true;
+}
+
+static void dispatch(struct mpdt_sock *msk, const struct mpdt_pkt *pkt,
+		     const struct sk_buff *skb, struct mpdt_rcv *r)
+{
+	struct mpdt_net *mn = msk->mn;
+	u8 type = pkt->hdr.type;
+	struct mpdt_conn *c;
+
+	r->from.port = htons(pkt->hdr.src_port);
+	c = mpdt_conn_find(msk, &r->from);
+	/* Only a sender may open a connection. */
+	if (!c && (type == MPDT_T_DATA || type == MPDT_T_PROBE))
+		c = mpdt_conn_create(msk, &r->from, GFP_ATOMIC);
+	if (!c) {
+		mpdt_stat_inc(mn, MPDT_STAT_DROP_NO_CONN);
+		return;
+	}
+	switch (type) {
+	case MPDT_T_DATA:
+		mpdt_stat_inc(mn, MPDT_STAT_RX_DATA);
+		mpdt_rx_on_data(c, pkt, skb,
+				sizeof(struct udphdr) + pkt->payload_off, r->ce);
+		break;
+	case MPDT_T_PROBE:
+		mpdt_stat_inc(mn, MPDT_STAT_RX_PROBE);
+		mpdt_rx_on_probe(c, pkt);
+		break;
+	case MPDT_T_SACK:
+		mpdt_stat_inc(mn, MPDT_STAT_RX_SACK);
+		mpdt_tx_on_sack(c, pkt, pkt->hdr.flags & MPDT_F_CE);
+		break;
+	case MPDT_T_NACK:
+		mpdt_stat_inc(mn, MPDT_STAT_RX_NACK);
+		mpdt_tx_on_nack(c, pkt);
+		break;
+	}
+}
+
+static void mpdt_rcv(struct mpdt_net *mn, struct sk_buff *skb)
+{
+	u32 len = skb->len - sizeof(struct udphdr);
+	u8 hdr[MPDT_MAX_HLEN];
+	enum mpdt_wire_err err;
+	struct mpdt_sock *msk;
+	struct mpdt_rcv r = {};
+	struct mpdt_pkt pkt;
+
+	mpdt_stat_inc(mn, MPDT_STAT_RX_PKTS);
+	mpdt_stat_add(mn, MPDT_STAT_RX_BYTES, skb->len);
+	if (!outer_headers(skb, &r) || skb->len < sizeof(struct udphdr)) {
+		mpdt_stat_inc(mn, MPDT_STAT_DROP_SHORT);
+		return;
+	}
+	if (skb_copy_bits(skb, sizeof(struct udphdr), hdr,
+			  min_t(u32, len, sizeof(hdr)))) {
+		mpdt_stat_inc(mn, MPDT_STAT_DROP_SHORT);
+		return;
+	}
+	err = mpdt_wire_decode(hdr, len, &pkt);
+	if (err) {
+		mpdt_stat_inc(mn, mpdt_stat_for_wire_err(err));
+		return;
+	}
+	if (r.ce)
+		mpdt_stat_inc(mn, MPDT_STAT_RX_CE);
+
+	msk = mpdt_port_lookup(mn, pkt.hdr.dst_port);
+	if (!msk) {
+		mpdt_stat_inc(mn, MPDT_STAT_DROP_NO_SOCKET);
+		return;
+	}
+	spin_lock(&msk->lock);
+	if (msk->closing)
+		mpdt_stat_inc(mn, MPDT_STAT_DROP_NO_SOCKET);
+	else
+		dispatch(msk, &pkt, skb, &r);
+	spin_unlock(&msk->lock);
+	sock_put(&msk->inet.sk);
+}
+
+/* udp_tunnel encap_rcv: skb->data is at the UDP header, checksum done. */
+int mpdt_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
+{
+	struct mpdt_net *mn = rcu_dereference_sk_user_data(sk);
+
+	if (mn)
+		mpdt_rcv(mn, skb);
+	consume_skb(skb);
+	return 0;
+}

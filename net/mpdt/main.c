@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MPDT: reliable multipath datagram transport.  Module entry: the default
+ * parameters every new network namespace starts from, and registration of
+ * the AF_INET SOCK_DGRAM IPPROTO_MPDT socket type.
+ */
+#include <linux/module.h>
+#include <net/protocol.h>
+
+#include "protocol.h"
+
+struct mpdt_params mpdt_default_params = {
+	.udp_port	= 4796,
+	.payload	= 1400,
+	.link_mbps	= 10000,
+	.base_rtt_us	= 100,
+	.ack_bytes	= 8192,
+	.ack_on_epsn	= 1,
+	.ack_on_ce	= 1,
+	.probe_mult	= 3,		/* STrack §3.3.2: n = 3 */
+	.rto_min_us	= 10000,
+	.rto_max_us	= 1000000,
+	.max_retries	= 8,
+	.rx_window	= 4096,
+	.entropies	= 256,
+	.entropy_base	= 49152,
+	.fixed_cwnd	= 0,
+};
+
+#define MPDT_PARAM(field, desc)						\
+	module_param_named(field, mpdt_default_params.field, uint, 0444); \
+	MODULE_PARM_DESC(field, desc)
+
+MPDT_PARAM(udp_port, "UDP port MPDT listens on and sends to");
+MPDT_PARAM(payload, "DATA payload bytes per packet (64-8900)");
+MPDT_PARAM(link_mbps, "Host link speed in Mbit/s, for the BDP");
+MPDT_PARAM(base_rtt_us, "Network base RTT in microseconds, for the BDP");
+MPDT_PARAM(ack_bytes, "SACK coalescing threshold in bytes");
+MPDT_PARAM(ack_on_epsn, "Send a SACK when the EPSN packet arrives (0/1)");
+MPDT_PARAM(ack_on_ce, "Send a SACK at once on a CE mark (0/1)");
+MPDT_PARAM(probe_mult, "Probe after this many base RTTs without a SACK");
+MPDT_PARAM(rto_min_us, "Minimum retransmission timeout (us)");
+MPDT_PARAM(rto_max_us, "Maximum retransmission timeout (us)");
+MPDT_PARAM(max_retries, "Consecutive timeouts before the peer is failed");
+MPDT_PARAM(rx_window, "PSNs tracked beyond EPSN (power of two, 64-65536)");
+MPDT_PARAM(entropies, "Number of entropy values (1-65536)");
+MPDT_PARAM(entropy_base, "UDP source port of entropy value 0");
+MPDT_PARAM(fixed_cwnd, "Window of the fixed CC in bytes (0 = one BDP)");
+
+static int mpdt_params_check(const struct mpdt_params *p)
+{
+	if (!p->udp_port || p->udp_port > 65535)
+		return -EINVAL;
+	if (p->payload < 64 || p->payload > 8900)
+		return -EINVAL;
+	if (!p->link_mbps || !p->base_rtt_us || !p->probe_mult)
+		return -EINVAL;
+	if (!p->rto_min_us || p->rto_min_us > p->rto_max_us)
+		return -EINVAL;
+	if (!is_power_of_2(p->rx_window) || p->rx_window < 64 ||
+	    p->rx_window > 65536)
+		return -EINVAL;
+	if (!p->entropies || p->entropies > 65536 ||
+	    p->entropy_base + p->entropies > 65536)
+		return -EINVAL;
+	return 0;
+}
+
+static struct inet_protosw mpdt_protosw = {
+	.type		= SOCK_DGRAM,
+	.protocol	= IPPROTO_MPDT,
+	.prot		= &mpdt_prot,
+	.ops		= &mpdt_inet_ops,
+};
+
+static int __init mpdt_init(void)
+{
+	int err;
+
+	BUILD_BUG_ON(MPDT_MSG_MAX != MPDT_WIRE_MSG_MAX);
+	BUILD_BUG_ON(IPPROTO_MPDT >= IPPROTO_MAX);
+	err = mpdt_params_check(&mpdt_default_params);
+	if (err) {
+		pr_err("mpdt: invalid module parameters\n");
+		return err;
+	}
+	err = proto_register(&mpdt_prot, 1);
+	if (err)
+		return err;
+	err = mpdt_net_register();
+	if (err)
+		goto err_proto;
+	inet_register_protosw(&mpdt_protosw);
+	return 0;
+
+err_proto:
+	proto_unregister(&mpdt_prot);
+	return err;
+}
+
+static void __exit mpdt_exit(void)
+{
+	inet_unregister_protosw(&mpdt_protosw);
+	mpdt_net_unregister();
+	/* Sockets are freed after an RCU grace period (SOCK_RCU_FREE). */
+	rcu_barrier();
+	proto_unregister(&mpdt_prot);
+}
+
+module_init(mpdt_init);
+module_exit(mpdt_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("MPDT: reliable multipath datagram transport");
+MODULE_ALIAS_NET_PF_PROTO_TYPE(PF_INET, IPPROTO_MPDT, SOCK_DGRAM);

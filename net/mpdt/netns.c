@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per network namespace state: parameters, counters, the table of bound
+ * MPDT ports, and the kernel UDP tunnel socket every packet goes through.
+ */
+#include <linux/proc_fs.h>
+#include <linux/seq_file.h>
+#include <net/netns/generic.h>
+#include <net/udp_tunnel.h>
+
+#include "protocol.h"
+
+static unsigned int mpdt_net_id __read_mostly;
+
+struct mpdt_net *mpdt_net(const struct net *net)
+{
+	return net_generic(net, mpdt_net_id);
+}
+
+/* The tunnel socket exists from the first bind() in the netns on. */
+int mpdt_net_tunnel_get(struct mpdt_net *mn)
+{
+	struct udp_tunnel_sock_cfg cfg = {
+		.sk_user_data	= mn,
+		.encap_type	= 1,
+		.encap_rcv	= mpdt_udp_encap_recv,
+	};
+	struct udp_port_cfg port = {
+		.family		= AF_INET,
+		.local_udp_port	= htons(mn->params.udp_port),
+	};
+	struct socket *sock;
+	int err = 0;
+
+	mutex_lock(&mn->tunnel_lock);
+	if (rcu_access_pointer(mn->tunnel))
+		goto out;
+	err = udp_sock_create(mn->net, &port, &sock);
+	if (err) {
+		net_warn_ratelimited("mpdt: cannot bind UDP port %u: %d\n",
+				     mn->params.udp_port, err);
+		goto out;
+	}
+	setup_udp_tunnel_sock(mn->net, sock, &cfg);
+	rcu_assign_pointer(mn->tunnel, sock);
+out:
+	mutex_unlock(&mn->tunnel_lock);
+	return err;
+}
+
+static struct hlist_head *port_bucket(struct mpdt_net *mn, u16 port)
+{
+	return &mn->ports[hash_32(port, MPDT_PORT_HASH_BITS)];
+}
+
+static struct mpdt_sock *port_find(struct mpdt_net *mn, u16 port)
+{
+	struct mpdt_sock *msk;
+
+	hlist_for_each_entry_rcu(msk, port_bucket(mn, port), port_node,
+				 lockdep_is_held(&mn->ports_lock))
+		if (msk->port == port)
+			return msk;
+	return NULL;
+}
+
+/* Caller holds a reference on the result, or gets NULL. */
+struct mpdt_sock *mpdt_port_lookup(struct mpdt_net *mn, u16 port)
+{
+	struct mpdt_sock *msk;
+
+	rcu_read_lock();
+	msk = port_find(mn, port);
+	if (msk && !refcount_inc_not_zero(&msk->inet.sk.sk_refcnt))
+		msk = NULL;
+	rcu_read_unlock();
+	return msk;
+}
+
+static u16 pick_ephemeral(struct mpdt_net *mn)
+{
+	u32 span = MPDT_EPHEMERAL_HI - MPDT_EPHEMERAL_LO + 1;
+	u32 i;
+
+	for (i = 0; i < span; i++) {
+		u16 port = MPDT_EPHEMERAL_LO +
+			   (mn->next_ephemeral++ % span);
+
+		if (!port_find(mn, port))
+			return port;
+	}
+	return 0;
+}
+
+/* Bind @msk to @port, or to a free ephemeral port when @port is 0. */
+int mpdt_port_bind(struct mpdt_sock *msk, u16 port)
+{
+	struct mpdt_net *mn = msk->mn;
+	int err = 0;
+
+	spin_lock_bh(&mn->ports_lock);
+	if (msk->port) {
+		err = -EINVAL;
+	} else if (!port) {
+		port = pick_ephemeral(mn);
+		if (!port)
+			err = -EADDRINUSE;
+	} else if (port_find(mn, port)) {
+		err = -EADDRINUSE;
+	}
+	if (!err) {
+		msk->port = port;
+		hlist_add_head_rcu(&msk->port_node, port_bucket(mn, port));
+	}
+	spin_unlock_bh(&mn->ports_lock);
+	return err;
+}
+
+void mpdt_port_unbind(struct mpdt_sock *msk)
+{
+	struct mpdt_net *mn = msk->mn;
+
+	spin_lock_bh(&mn->ports_lock);
+	if (msk->port)
+		hlist_del_init_rcu(&msk->port_node);
+	spin_unlock_bh(&mn->ports_lock);
+}
+
+/* /proc/net/mpdt_stats: "name value" lines, until netlink carries them. */
+static int mpdt_stats_show(struct seq_file *seq, void *v)
+{
+	struct mpdt_net *mn = mpdt_net(seq_file_single_net(seq));
+	int i;
+
+	for (i = 0; i < __MPDT_STAT_MAX; i++)
+		seq_printf(seq, "%s %llu\n", mpdt_stat_name(i),
+			   mpdt_stat_read(mn, i));
+	return 0;
+}
+
+static int __net_init mpdt_net_init(struct net *net)
+{
+	struct mpdt_net *mn = mpdt_net(net);
+
+	mn->net = net;
+	mn->params = mpdt_default_params;
+	mutex_init(&mn->tunnel_lock);
+	spin_lock_init(&mn->ports_lock);
+	mn->next_ephemeral = get_random_u32();
+	mn->stats = alloc_percpu(struct mpdt_stats);
+	if (!mn->stats)
+		return -ENOMEM;
+	if (!proc_create_net_single("mpdt_stats", 0444, net->proc_net,
+				    mpdt_stats_show, NULL)) {
+		free_percpu(mn->stats);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void __net_exit mpdt_net_exit(struct net *net)
+{
+	struct mpdt_net *mn = mpdt_net(net);
+	struct socket *sock = rcu_dereference_protected(mn->tunnel, true);
+
+	remove_proc_entry("mpdt_stats", net->proc_net);
+	if (sock)
+		udp_tunnel_sock_release(sock);
+	/* In-flight receive callbacks may still read the counters. */
+	synchronize_net();
+	free_percpu(mn->stats);
+}
+
+static struct pernet_operations mpdt_net_ops = {
+	.init	= mpdt_net_init,
+	.exit	= mpdt_net_exit,
+	.id	= &mpdt_net_id,
+	.size	= sizeof(struct mpdt_net),
+};
+
+int mpdt_net_register(void)
+{
+	return register_pernet_subsys(&mpdt_net_ops);
+}
+
+void mpdt_net_unregister(void)
+{
+	unregister_pernet_subsys(&mpdt_net_ops);
+}

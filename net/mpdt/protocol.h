@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * MPDT kernel glue: the structures shared by the socket, connection,
+ * input, output and timer files.
+ *
+ * Locking: each MPDT socket has one spinlock, msk->lock, taken with BHs
+ * disabled in process context.  It protects everything below the socket:
+ * its connections, their sender and receiver state, and its queue of
+ * complete messages.  Sockets are found by port under RCU (SOCK_RCU_FREE)
+ * and pinned with a reference while a packet is processed.
+ */
+#ifndef _MPDT_PROTOCOL_H
+#define _MPDT_PROTOCOL_H
+
+#include <linux/hashtable.h>
+#include <linux/hrtimer.h>
+#include <linux/in6.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <net/inet_sock.h>
+#include <net/sock.h>
+#include <linux/mpdt.h>
+
+#include "cc.h"
+#include "lb.h"
+#include "params.h"
+#include "rtt.h"
+#include "sack.h"
+#include "scoreboard.h"
+#include "stats.h"
+
+#define MPDT_PORT_HASH_BITS	8
+#define MPDT_CONN_HASH_BITS	6
+#define MPDT_RXMSG_HASH_BITS	5
+#define MPDT_MAX_CONNS		4096	/* per socket: bounds spoofed state */
+#define MPDT_EPHEMERAL_LO	32768
+#define MPDT_EPHEMERAL_HI	60999
+
+/* An endpoint: IP address and MPDT port.  The core never looks inside. */
+struct mpdt_addr {
+	sa_family_t family;
+	__be16 port;
+	union {
+		__be32 v4;
+		struct in6_addr v6;
+	};
+};
+
+struct mpdt_net {
+	struct net *net;
+	struct mutex tunnel_lock;	/* creating the tunnel socket */
+	struct socket __rcu *tunnel;	/* kernel UDP socket, on first bind */
+	struct mpdt_params params;
+	struct mpdt_stats __percpu *stats;
+	spinlock_t ports_lock;		/* writers of ports[] */
+	struct hlist_head ports[1 << MPDT_PORT_HASH_BITS];
+	u16 next_ephemeral;
+};
+
+struct mpdt_sock {
+	struct inet_sock inet;		/* must be first */
+	spinlock_t lock;
+	struct mpdt_net *mn;
+	struct hlist_node port_node;	/* mn->ports, RCU */
+	u16 port;			/* bound MPDT port; 0 = unbound */
+	__be32 bound_addr;
+	struct mpdt_addr peer;		/* default peer after connect() */
+	bool connected;
+	bool closing;
+	u32 nconns;
+	DECLARE_HASHTABLE(conns, MPDT_CONN_HASH_BITS);
+	struct list_head rx_ready;	/* complete struct mpdt_rxmsg */
+};
+
+static inline struct mpdt_sock *mpdt_sk(const struct sock *sk)
+{
+	return (struct mpdt_sock *)sk;
+}
+
+/* A message being sent: kept whole until every packet is acknowledged. */
+struct mpdt_txmsg {
+	struct list_head node;		/* conn->tx_msgs, in send order */
+	u32 id;
+	u32 len;
+	u32 mss;			/* payload per packet, fixed per message */
+	u32 npkts;
+	u32 sent;			/* packets handed out (first time) */
+	u32 acked;
+	u64 start_ns;
+	u8 *data;
+};
+
+/* A message being received, assembled in pages as packets arrive. */
+struct mpdt_rxmsg {
+	struct hlist_node hnode;	/* conn->rx_msgs while incomplete */
+	struct list_head node;		/* msk->rx_ready once complete */
+	u32 id;
+	u32 len;
+	u32 rcvd;
+	u32 npages;
+	u32 charged;			/* bytes of sk_rmem_alloc */
+	struct mpdt_addr from;
+	struct page **pages;
+};
+
+struct mpdt_conn {
+	struct hlist_node node;		/* msk->conns */
+	struct mpdt_sock *msk;
+	struct mpdt_addr peer;
+	u32 state;			/* enum mpdt_conn_state */
+
+	/* Sending half: our incarnation @nonce, PSNs from 0. */
+	u32 nonce;
+	u32 next_msg_id;
+	struct list_head tx_msgs;	/* not yet fully acknowledged */
+	struct mpdt_txmsg *tx_next;	/* first with unsent packets */
+	struct mpdt_sb sb;
+	struct mpdt_sb_pkt *sb_ring;	/* NULL until the first send */
+	struct mpdt_rtt rtt;
+	struct mpdt_lb lb;
+	struct mpdt_cc cc;
+	struct hrtimer timer;		/* probe, RTO and NACK backoff */
+	u64 pause_until;		/* receiver said NO_BUFFER */
+	u16 last_ev;
+
+	/* Receiving half: the peer's incarnation and PSN bitmap. */
+	bool rx_active;
+	bool rx_had_prev;
+	u32 rx_nonce;
+	u32 rx_prev_nonce;		/* replaced incarnation, refused */
+	struct mpdt_rx rx;
+	u64 *rx_bits;
+	DECLARE_HASHTABLE(rx_msgs, MPDT_RXMSG_HASH_BITS);
+
+	/* Reported by MPDT_INFO. */
+	u64 probes, rtos;
+	u64 sacks_rcvd, sacks_sent, nacks_rcvd, nacks_sent;
+	u64 msgs_sent, msgs_acked, msgs_rcvd;
+	u32 msgs_inflight;
+};
+
+/* netns.c */
+struct mpdt_net *mpdt_net(const struct net *net);
+int mpdt_net_tunnel_get(struct mpdt_net *mn);
+int mpdt_port_bind(struct mpdt_sock *msk, u16 port);
+void mpdt_port_unbind(struct mpdt_sock *msk);
+struct mpdt_sock *mpdt_port_lookup(struct mpdt_net *mn, u16 port);
+int mpdt_net_register(void);
+void mpdt_net_unregister(void);
+extern struct mpdt_params mpdt_default_params;
+
+/* conn.c */
+struct mpdt_conn *mpdt_conn_find(struct mpdt_sock *msk,
+				 const struct mpdt_addr *peer);
+struct mpdt_conn *mpdt_conn_create(struct mpdt_sock *msk,
+				   const struct mpdt_addr *peer, gfp_t gfp);
+int mpdt_conn_prepare_tx(struct mpdt_sock *msk, const struct mpdt_addr *peer,
+			 struct mpdt_conn **out);
+void mpdt_conn_purge_rx(struct mpdt_conn *c);
+void mpdt_conn_queue_msg(struct mpdt_conn *c, struct mpdt_txmsg *m);
+void mpdt_conn_push(struct mpdt_conn *c);
+void mpdt_conn_destroy(struct mpdt_conn *c);
+void mpdt_conn_fail(struct mpdt_conn *c);
+void mpdt_conn_arm_timer(struct mpdt_conn *c);
+enum hrtimer_restart mpdt_conn_timer(struct hrtimer *t);
+u64 mpdt_conn_rto(const struct mpdt_conn *c);
+void mpdt_conn_fill_info(struct mpdt_conn *c, struct mpdt_info *info);
+void mpdt_txmsg_free(struct mpdt_sock *msk, struct mpdt_txmsg *m);
+void mpdt_rxmsg_free(struct mpdt_sock *msk, struct mpdt_rxmsg *m);
+
+/* tx.c: the sending half */
+void mpdt_tx_on_sack(struct mpdt_conn *c, const struct mpdt_pkt *pkt,
+		     bool ce);
+void mpdt_tx_on_nack(struct mpdt_conn *c, const struct mpdt_pkt *pkt);
+
+/* rx.c: the receiving half */
+void mpdt_rx_on_data(struct mpdt_conn *c, const struct mpdt_pkt *pkt,
+		     const struct sk_buff *skb, u32 skb_off, bool ce);
+void mpdt_rx_on_probe(struct mpdt_conn *c, const struct mpdt_pkt *pkt);
+
+/* input.c */
+int mpdt_udp_encap_recv(struct sock *sk, struct sk_buff *skb);
+
+/* output.c */
+void mpdt_send_data(struct mpdt_conn *c, u32 psn, u16 flags);
+void mpdt_send_sack(struct mpdt_conn *c, const struct mpdt_sack *s,
+		    u16 ev, u16 flags);
+void mpdt_send_nack(struct mpdt_conn *c, const struct mpdt_nack *n, u16 ev,
+		    u16 flags);
+void mpdt_send_probe(struct mpdt_conn *c, u16 ev, u64 now);
+
+/* socket.c */
+extern struct proto mpdt_prot;
+extern const struct proto_ops mpdt_inet_ops;
+void mpdt_sock_wake_writers(struct mpdt_sock *msk);
+
+static inline u64 mpdt_now(void)
+{
+	return ktime_get_ns();
+}
+
+#endif /* _MPDT_PROTOCOL_H */

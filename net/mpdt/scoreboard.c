@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * STrack §3.3.2 sender scoreboard and loss detection.  Pure core.
+ *
+ * The ring holds one entry per PSN in [una, nxt).  A packet is INFLIGHT,
+ * ACKED, or LOST (declared lost by one of the detectors and waiting for the
+ * congestion window to let it go again).  Retransmissions reuse the PSN, so
+ * the receiver's bitmap deduplicates them.
+ */
+#include "scoreboard.h"
+
+void mpdt_sb_init(struct mpdt_sb *sb, struct mpdt_sb_pkt *ring, u32 window,
+		  u64 now)
+{
+	memset(sb, 0, sizeof(*sb));
+	memset(ring, 0, sizeof(*ring) * window);
+	sb->ring = ring;
+	sb->window = window;
+	sb->last_sack_ns = now;
+	sb->rto_start_ns = now;
+}
+
+struct mpdt_sb_pkt *mpdt_sb_at(const struct mpdt_sb *sb, u32 psn)
+{
+	return &sb->ring[psn & (sb->window - 1)];
+}
+
+static bool tracked(const struct mpdt_sb *sb, u32 psn)
+{
+	return psn - sb->una < sb->nxt - sb->una;
+}
+
+u64 mpdt_sb_inflight(const struct mpdt_sb *sb)
+{
+	u64 gone = sb->bytes_recvd + sb->bytes_claimed;
+
+	return sb->bytes_sent > gone ? sb->bytes_sent - gone : 0;
+}
+
+u32 mpdt_sb_record(struct mpdt_sb *sb, void *owner, u32 offset, u16 len,
+		   u16 ev, u64 now)
+{
+	u32 psn = sb->nxt++;
+	struct mpdt_sb_pkt *p = mpdt_sb_at(sb, psn);
+
+	/* The timeout clock starts when there is something to time out. */
+	if (sb->nxt - sb->una == 1) {
+		sb->rto_start_ns = now;
+		sb->last_sack_ns = now;
+	}
+	p->owner = owner;
+	p->sent_ns = now;
+	p->offset = offset;
+	p->len = len;
+	p->ev = ev;
+	p->state = MPDT_SB_INFLIGHT;
+	p->transmissions = 1;
+	sb->bytes_sent += len;
+	return psn;
+}
+
+bool mpdt_sb_next_lost(struct mpdt_sb *sb, u32 *psn)
+{
+	u32 p;
+
+	if (!sb->lost_pending)
+		return false;
+	if (!tracked(sb, sb->lost_scan))
+		sb->lost_scan = sb->una;
+	for (p = sb->lost_scan; p != sb->nxt; p++) {
+		if (mpdt_sb_at(sb, p)->state == MPDT_SB_LOST) {
+			sb->lost_scan = p;
+			*psn = p;
+			return true;
+		}
+	}
+	return false;
+}
+
+void mpdt_sb_resent(struct mpdt_sb *sb, u32 psn, u16 ev, u64 now)
+{
+	struct mpdt_sb_pkt *p = mpdt_sb_at(sb, psn);
+
+	p->state = MPDT_SB_INFLIGHT;
+	p->sent_ns = now;
+	p->ev = ev;
+	if (p->transmissions < 0xff)
+		p->transmissions++;
+	sb->bytes_sent += p->len;
+	sb->lost_pending--;
+}
+
+/* Declaring a loss claims its bytes out of inflight until resent. */
+static void declare_lost(struct mpdt_sb *sb, u32 psn,
+			 enum mpdt_retx_cause cause)
+{
+	struct mpdt_sb_pkt *p = mpdt_sb_at(sb, psn);
+
+	p->state = MPDT_SB_LOST;
+	sb->bytes_claimed += p->len;
+	sb->lost_pending++;
+	sb->retx[cause]++;
+	if (psn_before(psn, sb->lost_scan) || !tracked(sb, sb->lost_scan))
+		sb->lost_scan = psn;
+}
+
+static void mark_acked(struct mpdt_sb *sb, u32 psn, mpdt_sb_acked_fn acked,
+		       void *ctx, struct mpdt_sb_ack *out)
+{
+	struct mpdt_sb_pkt *p = mpdt_sb_at(sb, psn);
+
+	if (p->state == MPDT_SB_ACKED)
+		return;
+	if (p->state == MPDT_SB_LOST) {
+		/* The original made it after all: nothing to resend. */
+		sb->bytes_claimed -= p->len;
+		sb->lost_pending--;
+	}
+	p->state = MPDT_SB_ACKED;
+	out->acked_pkts++;
+	acked(ctx, p);
+}
+
+/* Every INFLIGHT packet in [from, to) sent before @sent_before is lost. */
+static u32 declare_range_lost(struct mpdt_sb *sb, u32 from, u32 to,
+			      u64 sent_before, enum mpdt_retx_cause cause)
+{
+	u32 n = 0, p;
+
+	for (p = from; p != to; p++) {
+		struct mpdt_sb_pkt *pkt = mpdt_sb_at(sb, p);
+
+		if (pkt->state == MPDT_SB_INFLIGHT &&
+		    pkt->sent_ns < sent_before) {
+			declare_lost(sb, p, cause);
+			n++;
+		}
+	}
+	return n;
+}
+
+static bool sack_is_sane(const struct mpdt_sb *sb, const struct mpdt_sack *s)
+{
+	u32 last;
+
+	/* EPSN may lag (reordered SACKs) but never pass what we sent. */
+	if (psn_after(s->epsn, sb->nxt))
+		return false;
+	if (!s->bitmap)
+		return true;
+	if (psn_before(s->sack_base, s->epsn))
+		return false;
+	last = s->sack_base + 63 - __builtin_clzll(s->bitmap);
+	return psn_before(last, sb->nxt);
+}
+
+static void apply_cumulative(struct mpdt_sb *sb, u32 epsn,
+			     mpdt_sb_acked_fn acked, void *ctx,
+			     struct mpdt_sb_ack *out)
+{
+	if (!psn_after(epsn, sb->una))
+		return;
+	for (; sb->una != epsn; sb->una++)
+		mark_acked(sb, sb->una, acked, ctx, out);
+	out->epsn_advanced = true;
+}
+
+static void apply_bitmap(struct mpdt_sb *sb, const struct mpdt_sack *s,
+			 mpdt_sb_acked_fn acked, void *ctx,
+			 struct mpdt_sb_ack *out)
+{
+	u64 bits = s->bitmap;
+
+	while (bits) {
+		u32 i = __builtin_ctzll(bits);
+		u32 psn = s->sack_base + i;
+
+		bits &= bits - 1;
+		if (tracked(sb, psn))
+			mark_acked(sb, psn, acked, ctx, out);
+		if (psn_after(psn + 1, sb->high_rcvd))
+			sb->high_rcvd = psn + 1;
+	}
+	/* Bitmap acks can leave una sitting on an ACKED packet. */
+	while (sb->una != sb->nxt &&
+	       mpdt_sb_at(sb, sb->una)->state == MPDT_SB_ACKED)
+		sb->una++;
+}
+
+/* OOO-based detection (§3.3.2): everything unacked below the highest PSN
+ * the receiver holds is lost once OOO exceeds max(cwnd packets, 5).
+ */
+static u32 detect_ooo(struct mpdt_sb *sb, const struct mpdt_sack *s,
+		      u32 cwnd_pkts)
+{
+	if (sb->in_recovery ||
+	    s->ooo_count <= max(cwnd_pkts, (u32)MPDT_OOO_MIN_THRESHOLD))
+		return 0;
+	sb->in_recovery = true;
+	sb->recovery_end = sb->high_rcvd;
+	return declare_range_lost(sb, sb->una, sb->high_rcvd, ~0ULL,
+				  MPDT_RETX_OOO);
+}
+
+/* Probe-based detection (§3.3.2, Algo 1 line 13): the probe came back fast
+ * and no other SACK arrived meanwhile, so what was sent before it is lost.
+ */
+static u32 detect_probe(struct mpdt_sb *sb, u64 base_rtt_ns, u64 now)
+{
+	bool fast = now - sb->probe_sent_ns < 2 * base_rtt_ns;
+	u32 n = 0;
+
+	if (fast && !sb->sack_since_probe)
+		n = declare_range_lost(sb, sb->una, sb->nxt, sb->probe_sent_ns,
+				       MPDT_RETX_PROBE);
+	sb->probe_out = false;
+	return n;
+}
+
+enum mpdt_sb_verdict mpdt_sb_on_sack(struct mpdt_sb *sb,
+				     const struct mpdt_sack *s, bool probe_ack,
+				     u32 cwnd_pkts, u64 base_rtt_ns, u64 now,
+				     mpdt_sb_acked_fn acked, void *ctx,
+				     struct mpdt_sb_ack *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!sack_is_sane(sb, s))
+		return MPDT_SB_BOGUS;
+
+	if (s->recv_bytes > sb->bytes_recvd) {
+		out->acked_bytes = s->recv_bytes - sb->bytes_recvd;
+		sb->bytes_recvd = s->recv_bytes;
+	}
+	if (psn_after(s->epsn, sb->high_rcvd))
+		sb->high_rcvd = s->epsn;
+	apply_cumulative(sb, s->epsn, acked, ctx, out);
+	apply_bitmap(sb, s, acked, ctx, out);
+
+	sb->last_sack_ns = now;
+	if (out->epsn_advanced) {
+		sb->rto_start_ns = now;
+		sb->rto_backoff = 0;
+	}
+	if (sb->in_recovery && !psn_before(sb->una, sb->recovery_end))
+		sb->in_recovery = false;
+
+	if (probe_ack && sb->probe_out)
+		out->lost += detect_probe(sb, base_rtt_ns, now);
+	else if (sb->probe_out)
+		sb->sack_since_probe = true;
+	out->lost += detect_ooo(sb, s, cwnd_pkts);
+	return MPDT_SB_OK;
+}
+
+bool mpdt_sb_on_nack(struct mpdt_sb *sb, u32 psn)
+{
+	if (!tracked(sb, psn) || mpdt_sb_at(sb, psn)->state != MPDT_SB_INFLIGHT)
+		return false;
+	declare_lost(sb, psn, MPDT_RETX_NACK);
+	return true;
+}
+
+void mpdt_sb_on_probe_sent(struct mpdt_sb *sb, u64 now)
+{
+	sb->probe_out = true;
+	sb->sack_since_probe = false;
+	sb->probe_sent_ns = now;
+}
+
+/* Timeout-based detection (§3.3.2): every unacked packet is lost. */
+u32 mpdt_sb_on_rto(struct mpdt_sb *sb, u64 now)
+{
+	u32 n = declare_range_lost(sb, sb->una, sb->nxt, ~0ULL, MPDT_RETX_RTO);
+
+	sb->rto_backoff++;
+	sb->rto_start_ns = now;
+	sb->in_recovery = false;
+	sb->probe_out = false;
+	return n;
+}
+
+u64 mpdt_sb_probe_deadline(const struct mpdt_sb *sb, u64 interval_ns)
+{
+	u64 last = sb->last_sack_ns;
+
+	if (mpdt_sb_idle(sb))
+		return 0;
+	if (sb->probe_out && sb->probe_sent_ns > last)
+		last = sb->probe_sent_ns;
+	return last + interval_ns;
+}
+
+u64 mpdt_sb_rto_deadline(const struct mpdt_sb *sb, u64 rto_ns,
+			 u64 rto_max_ns)
+{
+	u64 rto = rto_ns;
+	u32 i;
+
+	if (mpdt_sb_idle(sb))
+		return 0;
+	for (i = 0; i < sb->rto_backoff && rto < rto_max_ns; i++)
+		rto *= 2;
+	return sb->rto_start_ns + min(rto, rto_max_ns);
+}

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Sender side of STrack reliability (§3.3.2): which PSNs are in flight,
+ * acknowledged or lost, the inflight byte count of eq. (1)-(2), and the
+ * three loss detectors (OOO count, probe, RTO).  Pure core: time is passed
+ * in, timers are the glue's job (it asks for the deadlines).
+ */
+#ifndef _MPDT_SCOREBOARD_H
+#define _MPDT_SCOREBOARD_H
+
+#include "core.h"
+#include "wire.h"
+#include <linux/mpdt.h>
+
+enum mpdt_sb_state {
+	MPDT_SB_INFLIGHT = 1,
+	MPDT_SB_ACKED,
+	MPDT_SB_LOST,		/* declared lost, waiting to be resent */
+};
+
+struct mpdt_sb_pkt {
+	void *owner;		/* the glue's message */
+	u64 sent_ns;		/* latest transmission */
+	u32 offset;		/* within the message */
+	u16 len;		/* payload bytes */
+	u16 ev;			/* entropy of the latest transmission */
+	u8 state;		/* enum mpdt_sb_state */
+	u8 transmissions;
+};
+
+/* STrack §3.3.2: the OOO threshold never goes below this many packets. */
+#define MPDT_OOO_MIN_THRESHOLD	5
+
+struct mpdt_sb {
+	struct mpdt_sb_pkt *ring;	/* indexed by psn % window */
+	u32 window;			/* pow2 */
+	u32 una;			/* lowest unacknowledged PSN */
+	u32 nxt;			/* next new PSN */
+	u32 high_rcvd;			/* one past highest PSN known received */
+	u32 lost_pending;		/* LOST, not yet resent */
+	u32 lost_scan;			/* no LOST packet before this PSN */
+
+	/* Eq. (1)-(2): inflight = sent - recvd - claimed_retransmit. */
+	u64 bytes_sent;
+	u64 bytes_recvd;
+	u64 bytes_claimed;
+
+	bool in_recovery;
+	u32 recovery_end;
+
+	u64 last_sack_ns;
+	u64 rto_start_ns;		/* last EPSN advance */
+	u32 rto_backoff;		/* consecutive RTOs */
+
+	bool probe_out;
+	bool sack_since_probe;
+	u64 probe_sent_ns;
+
+	u64 retx[__MPDT_RETX_MAX];	/* packets declared lost, by cause */
+};
+
+/* Effect of one SACK, for congestion control and the glue. */
+struct mpdt_sb_ack {
+	u32 acked_pkts;
+	u64 acked_bytes;		/* growth of the peer's recv_bytes */
+	u32 lost;			/* newly declared lost */
+	bool epsn_advanced;
+};
+
+enum mpdt_sb_verdict {
+	MPDT_SB_OK,
+	MPDT_SB_BOGUS,			/* acknowledges PSNs never sent */
+};
+
+typedef void (*mpdt_sb_acked_fn)(void *ctx, struct mpdt_sb_pkt *pkt);
+
+void mpdt_sb_init(struct mpdt_sb *sb, struct mpdt_sb_pkt *ring, u32 window,
+		  u64 now);
+static inline bool mpdt_sb_idle(const struct mpdt_sb *sb)
+{
+	return sb->una == sb->nxt;
+}
+
+static inline bool mpdt_sb_window_open(const struct mpdt_sb *sb)
+{
+	return sb->nxt - sb->una < sb->window;
+}
+
+u64 mpdt_sb_inflight(const struct mpdt_sb *sb);
+struct mpdt_sb_pkt *mpdt_sb_at(const struct mpdt_sb *sb, u32 psn);
+u32 mpdt_sb_record(struct mpdt_sb *sb, void *owner, u32 offset, u16 len,
+		   u16 ev, u64 now);
+/* The lowest LOST PSN, or false if none. */
+bool mpdt_sb_next_lost(struct mpdt_sb *sb, u32 *psn);
+void mpdt_sb_resent(struct mpdt_sb *sb, u32 psn, u16 ev, u64 now);
+enum mpdt_sb_verdict mpdt_sb_on_sack(struct mpdt_sb *sb,
+				     const struct mpdt_sack *s, bool probe_ack,
+				     u32 cwnd_pkts, u64 base_rtt_ns, u64 now,
+				     mpdt_sb_acked_fn acked, void *ctx,
+				     struct mpdt_sb_ack *out);
+bool mpdt_sb_on_nack(struct mpdt_sb *sb, u32 psn);
+void mpdt_sb_on_probe_sent(struct mpdt_sb *sb, u64 now);
+u32 mpdt_sb_on_rto(struct mpdt_sb *sb, u64 now);
+/* Deadlines in ns on the caller's clock; 0 when nothing is unacked. */
+u64 mpdt_sb_probe_deadline(const struct mpdt_sb *sb, u64 interval_ns);
+u64 mpdt_sb_rto_deadline(const struct mpdt_sb *sb, u64 rto_ns,
+			 u64 rto_max_ns);
+
+#endif /* _MPDT_SCOREBOARD_H */

@@ -1,0 +1,475 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The socket API (mpdt(7)): one sendmsg() is one reliable message, one
+ * recvmsg() returns one whole message.  Messages may be delivered in any
+ * order relative to each other, each exactly once and intact.
+ */
+#include <linux/poll.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uio.h>
+#include <linux/vmalloc.h>
+#include <net/inet_common.h>
+#include <net/route.h>
+
+#include "protocol.h"
+
+/* Room for at least one largest message, and one more on the way. */
+#define MPDT_DEFAULT_BUF	(2 * MPDT_MSG_MAX)
+
+static int mpdt_sk_init(struct sock *sk)
+{
+	struct mpdt_sock *msk = mpdt_sk(sk);
+
+	spin_lock_init(&msk->lock);
+	msk->mn = mpdt_net(sock_net(sk));
+	hash_init(msk->conns);
+	INIT_LIST_HEAD(&msk->rx_ready);
+	INIT_HLIST_NODE(&msk->port_node);
+	sk->sk_sndbuf = MPDT_DEFAULT_BUF;
+	sk->sk_rcvbuf = MPDT_DEFAULT_BUF;
+	/* The port table is read under RCU. */
+	sock_set_flag(sk, SOCK_RCU_FREE);
+	return 0;
+}
+
+struct proto mpdt_prot = {
+	.name		= "MPDT",
+	.owner		= THIS_MODULE,
+	.init		= mpdt_sk_init,
+	.obj_size	= sizeof(struct mpdt_sock),
+};
+
+void mpdt_sock_wake_writers(struct mpdt_sock *msk)
+{
+	struct sock *sk = &msk->inet.sk;
+	struct socket_wq *wq;
+
+	rcu_read_lock();
+	wq = rcu_dereference(sk->sk_wq);
+	if (skwq_has_sleeper(wq))
+		wake_up_interruptible_poll(&wq->wait, EPOLLOUT | EPOLLWRNORM |
+					   EPOLLERR);
+	rcu_read_unlock();
+	sk_wake_async(sk, SOCK_WAKE_SPACE, POLL_OUT);
+}
+
+static int addr_from_user(const struct sockaddr *uaddr, int len,
+			  struct mpdt_addr *a)
+{
+	const struct sockaddr_in *sin = (const struct sockaddr_in *)uaddr;
+
+	if (len < sizeof(*sin))
+		return -EINVAL;
+	if (sin->sin_family != AF_INET)
+		return -EAFNOSUPPORT;
+	memset(a, 0, sizeof(*a));
+	a->family = AF_INET;
+	a->v4 = sin->sin_addr.s_addr;
+	a->port = sin->sin_port;
+	return 0;
+}
+
+static int addr_to_user(const struct mpdt_addr *a, struct sockaddr *uaddr)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)uaddr;
+
+	memset(sin, 0, sizeof(*sin));
+	sin->sin_family = AF_INET;
+	sin->sin_port = a->port;
+	sin->sin_addr.s_addr = a->v4;
+	return sizeof(*sin);
+}
+
+static int bind_port(struct mpdt_sock *msk, u16 port)
+{
+	int err = mpdt_net_tunnel_get(msk->mn);
+
+	return err ? err : mpdt_port_bind(msk, port);
+}
+
+static int mpdt_bind(struct socket *sock, struct sockaddr *uaddr, int len)
+{
+	struct mpdt_sock *msk = mpdt_sk(sock->sk);
+	struct net *net = sock_net(sock->sk);
+	struct mpdt_addr a;
+	int err;
+
+	err = addr_from_user(uaddr, len, &a);
+	if (err)
+		return err;
+	if (a.v4 != htonl(INADDR_ANY) &&
+	    inet_addr_type(net, a.v4) != RTN_LOCAL)
+		return -EADDRNOTAVAIL;
+	lock_sock(sock->sk);
+	err = bind_port(msk, ntohs(a.port));
+	if (!err)
+		msk->bound_addr = a.v4;
+	release_sock(sock->sk);
+	return err;
+}
+
+static int autobind(struct mpdt_sock *msk)
+{
+	return msk->port ? 0 : bind_port(msk, 0);
+}
+
+static int mpdt_connect(struct socket *sock, struct sockaddr *uaddr,
+			int len, int flags)
+{
+	struct mpdt_sock *msk = mpdt_sk(sock->sk);
+	struct mpdt_addr a;
+	int err;
+
+	if (len >= sizeof(sa_family_t) && uaddr->sa_family == AF_UNSPEC) {
+		msk->connected = false;
+		return 0;
+	}
+	err = addr_from_user(uaddr, len, &a);
+	if (err)
+		return err;
+	if (!a.port || !a.v4)
+		return -EINVAL;
+	lock_sock(sock->sk);
+	err = autobind(msk);
+	if (!err) {
+		msk->peer = a;
+		msk->connected = true;
+	}
+	release_sock(sock->sk);
+	return err;
+}
+
+static int mpdt_getname(struct socket *sock, struct sockaddr *uaddr,
+			int peer)
+{
+	struct mpdt_sock *msk = mpdt_sk(sock->sk);
+	struct mpdt_addr local = {
+		.family = AF_INET,
+		.port = htons(msk->port),
+		.v4 = msk->bound_addr,
+	};
+
+	if (peer) {
+		if (!msk->connected)
+			return -ENOTCONN;
+		return addr_to_user(&msk->peer, uaddr);
+	}
+	return addr_to_user(&local, uaddr);
+}
+
+static bool writable(const struct sock *sk)
+{
+	return READ_ONCE(sk->sk_wmem_queued) < READ_ONCE(sk->sk_sndbuf) / 2;
+}
+
+static __poll_t mpdt_poll(struct file *file, struct socket *sock,
+			  poll_table *wait)
+{
+	struct sock *sk = sock->sk;
+	struct mpdt_sock *msk = mpdt_sk(sk);
+	__poll_t mask = 0;
+
+	sock_poll_wait(file, sock, wait);
+	if (READ_ONCE(sk->sk_err))
+		mask |= EPOLLERR;
+	if (!list_empty_careful(&msk->rx_ready))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	if (writable(sk))
+		mask |= EPOLLOUT | EPOLLWRNORM;
+	return mask;
+}
+
+/* Wait until @cond holds, the socket has an error, or time runs out. */
+static int wait_for(struct sock *sk, long *timeo,
+		    bool (*cond)(struct sock *sk, size_t arg), size_t arg)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	int err = 0;
+
+	add_wait_queue(sk_sleep(sk), &wait);
+	while (!cond(sk, arg)) {
+		err = sock_error(sk);
+		if (err)
+			break;
+		if (!*timeo) {
+			err = -EAGAIN;
+			break;
+		}
+		if (signal_pending(current)) {
+			err = sock_intr_errno(*timeo);
+			break;
+		}
+		*timeo = wait_woken(&wait, TASK_INTERRUPTIBLE, *timeo);
+	}
+	remove_wait_queue(sk_sleep(sk), &wait);
+	return err;
+}
+
+static bool has_room(struct sock *sk, size_t len)
+{
+	return READ_ONCE(sk->sk_wmem_queued) + len <= READ_ONCE(sk->sk_sndbuf);
+}
+
+static struct mpdt_txmsg *txmsg_alloc(struct msghdr *msg, size_t len,
+				      u32 mss)
+{
+	struct mpdt_txmsg *m = kzalloc(sizeof(*m), GFP_KERNEL);
+
+	if (!m)
+		return NULL;
+	m->len = len;
+	m->mss = mss;
+	m->npkts = max_t(u32, 1, DIV_ROUND_UP(len, mss));
+	m->data = kvmalloc(max_t(size_t, len, 1), GFP_KERNEL);
+	if (!m->data || copy_from_iter(m->data, len, &msg->msg_iter) != len) {
+		kvfree(m->data);
+		kfree(m);
+		return NULL;
+	}
+	return m;
+}
+
+static int msg_peer(struct mpdt_sock *msk, struct msghdr *msg,
+		    struct mpdt_addr *peer)
+{
+	int err;
+
+	if (!msg->msg_name) {
+		if (!msk->connected)
+			return -EDESTADDRREQ;
+		*peer = msk->peer;
+		return 0;
+	}
+	err = addr_from_user(msg->msg_name, msg->msg_namelen, peer);
+	if (!err && (!peer->port || !peer->v4))
+		err = -EINVAL;
+	return err;
+}
+
+static int mpdt_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
+{
+	struct sock *sk = sock->sk;
+	struct mpdt_sock *msk = mpdt_sk(sk);
+	long timeo = sock_sndtimeo(sk, msg->msg_flags & MSG_DONTWAIT);
+	struct mpdt_txmsg *m;
+	struct mpdt_conn *c;
+	struct mpdt_addr peer;
+	int err;
+
+	if (msg->msg_flags & ~(MSG_DONTWAIT | MSG_NOSIGNAL))
+		return -EOPNOTSUPP;
+	if (len > min_t(u32, MPDT_MSG_MAX, READ_ONCE(sk->sk_sndbuf)))
+		return -EMSGSIZE;
+	lock_sock(sk);
+	err = msg_peer(msk, msg, &peer);
+	if (!err)
+		err = autobind(msk);
+	release_sock(sk);
+	if (err)
+		return err;
+
+	err = wait_for(sk, &timeo, has_room, len);
+	if (err)
+		return err;
+	m = txmsg_alloc(msg, len, msk->mn->params.payload);
+	if (!m)
+		return -ENOMEM;
+	err = mpdt_conn_prepare_tx(msk, &peer, &c);
+	if (err) {
+		kvfree(m->data);
+		kfree(m);
+		return err;
+	}
+	/* Charged now so a concurrent sender waits for the room. */
+	sk_wmem_queued_add(sk, len);
+	mpdt_conn_queue_msg(c, m);
+	mpdt_conn_push(c);
+	spin_unlock_bh(&msk->lock);
+	return len;
+}
+
+static bool has_message(struct sock *sk, size_t unused)
+{
+	return !list_empty_careful(&mpdt_sk(sk)->rx_ready);
+}
+
+static struct mpdt_rxmsg *pop_message(struct mpdt_sock *msk)
+{
+	struct mpdt_rxmsg *m;
+
+	spin_lock_bh(&msk->lock);
+	m = list_first_entry_or_null(&msk->rx_ready, struct mpdt_rxmsg, node);
+	if (m)
+		list_del(&m->node);
+	spin_unlock_bh(&msk->lock);
+	return m;
+}
+
+/* Copy the first @len bytes of @m to the user; unfilled pages read as 0. */
+static int copy_message(struct mpdt_rxmsg *m, struct msghdr *msg, u32 len)
+{
+	u32 off;
+
+	for (off = 0; off < len; off += PAGE_SIZE) {
+		u32 n = min_t(u32, PAGE_SIZE, len - off);
+		struct page *page = m->pages[off / PAGE_SIZE];
+		size_t done = page ? copy_page_to_iter(page, 0, n,
+						       &msg->msg_iter) :
+				     iov_iter_zero(n, &msg->msg_iter);
+
+		if (done != n)
+			return -EFAULT;
+	}
+	return 0;
+}
+
+static int mpdt_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
+			int flags)
+{
+	struct sock *sk = sock->sk;
+	struct mpdt_sock *msk = mpdt_sk(sk);
+	long timeo = sock_rcvtimeo(sk, flags & MSG_DONTWAIT);
+	struct mpdt_rxmsg *m;
+	u32 copied;
+	int err;
+
+	if (flags & ~(MSG_DONTWAIT | MSG_TRUNC | MSG_CMSG_COMPAT))
+		return -EOPNOTSUPP;
+	for (;;) {
+		m = pop_message(msk);
+		if (m)
+			break;
+		err = wait_for(sk, &timeo, has_message, 0);
+		if (err)
+			return err;
+	}
+	copied = min_t(u32, len, m->len);
+	err = copy_message(m, msg, copied);
+	if (!err) {
+		if (copied < m->len)
+			msg->msg_flags |= MSG_TRUNC;
+		if (msg->msg_name)
+			msg->msg_namelen = addr_to_user(&m->from,
+							msg->msg_name);
+		err = flags & MSG_TRUNC ? m->len : copied;
+	}
+	mpdt_rxmsg_free(msk, m);
+	return err;
+}
+
+static int mpdt_getsockopt(struct socket *sock, int level, int optname,
+			   char __user *optval, int __user *optlen)
+{
+	struct mpdt_sock *msk = mpdt_sk(sock->sk);
+	struct mpdt_info info = {};
+	struct mpdt_addr peer;
+	struct mpdt_conn *c;
+	int len;
+
+	if (level != SOL_MPDT)
+		return -ENOPROTOOPT;
+	if (optname != MPDT_INFO)
+		return -ENOPROTOOPT;
+	if (get_user(len, optlen))
+		return -EFAULT;
+	if (len < (int)sizeof(info.mi_peer))
+		return -EINVAL;
+	len = min_t(int, len, sizeof(info));
+	if (copy_from_user(&info.mi_peer, optval, sizeof(info.mi_peer)))
+		return -EFAULT;
+	if (info.mi_peer.ss_family == AF_UNSPEC) {
+		if (!msk->connected)
+			return -ENOTCONN;
+		peer = msk->peer;
+	} else if (addr_from_user((struct sockaddr *)&info.mi_peer,
+				  sizeof(info.mi_peer), &peer)) {
+		return -EINVAL;
+	}
+	spin_lock_bh(&msk->lock);
+	c = mpdt_conn_find(msk, &peer);
+	if (c)
+		mpdt_conn_fill_info(c, &info);
+	spin_unlock_bh(&msk->lock);
+	if (!c)
+		return -ENOENT;
+	addr_to_user(&peer, (struct sockaddr *)&info.mi_peer);
+	if (put_user(len, optlen) || copy_to_user(optval, &info, len))
+		return -EFAULT;
+	return 0;
+}
+
+static bool tx_drained(struct sock *sk, size_t unused)
+{
+	return !READ_ONCE(sk->sk_wmem_queued);
+}
+
+/*
+ * close(): without SO_LINGER, messages not yet acknowledged are dropped at
+ * once (a message is delivered whole or not at all, never partly).  With
+ * SO_LINGER, close() first waits up to the linger time for every message
+ * to be acknowledged.
+ */
+static void linger(struct sock *sk)
+{
+	long timeo = sk->sk_lingertime;
+
+	if (sock_flag(sk, SOCK_LINGER) && !(current->flags & PF_EXITING))
+		wait_for(sk, &timeo, tx_drained, 0);
+}
+
+static void release_everything(struct mpdt_sock *msk)
+{
+	struct mpdt_rxmsg *m, *tmp;
+	struct hlist_node *next;
+	struct mpdt_conn *c;
+	LIST_HEAD(ready);
+	int bkt;
+
+	mpdt_port_unbind(msk);
+	spin_lock_bh(&msk->lock);
+	msk->closing = true;
+	list_splice_init(&msk->rx_ready, &ready);
+	spin_unlock_bh(&msk->lock);
+
+	/* Nobody else touches the connections once closing is set. */
+	hash_for_each_safe(msk->conns, bkt, next, c, node) {
+		hash_del(&c->node);
+		mpdt_conn_destroy(c);
+	}
+	list_for_each_entry_safe(m, tmp, &ready, node)
+		mpdt_rxmsg_free(msk, m);
+}
+
+static int mpdt_release(struct socket *sock)
+{
+	struct sock *sk = sock->sk;
+
+	if (!sk)
+		return 0;
+	linger(sk);
+	release_everything(mpdt_sk(sk));
+	sock_orphan(sk);
+	sock->sk = NULL;
+	sock_put(sk);
+	return 0;
+}
+
+const struct proto_ops mpdt_inet_ops = {
+	.family		= PF_INET,
+	.owner		= THIS_MODULE,
+	.release	= mpdt_release,
+	.bind		= mpdt_bind,
+	.connect	= mpdt_connect,
+	.socketpair	= sock_no_socketpair,
+	.accept		= sock_no_accept,
+	.getname	= mpdt_getname,
+	.poll		= mpdt_poll,
+	.ioctl		= sock_no_ioctl,
+	.listen		= sock_no_listen,
+	.shutdown	= sock_no_shutdown,
+	.getsockopt	= mpdt_getsockopt,
+	.sendmsg	= mpdt_sendmsg,
+	.recvmsg	= mpdt_recvmsg,
+	.mmap		= sock_no_mmap,
+};

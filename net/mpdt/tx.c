@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The sending half of a connection: queueing messages, clocking packets
+ * out under the congestion window, and reacting to SACKs, NACKs, probes
+ * and timeouts (STrack §3.3.2; Algo 1 for the order of the steps).
+ * Everything here runs under msk->lock.
+ */
+#include <linux/slab.h>
+
+#include "protocol.h"
+
+static const enum mpdt_stat retx_stat[__MPDT_RETX_MAX] = {
+	[MPDT_RETX_OOO]		= MPDT_STAT_RETX_OOO,
+	[MPDT_RETX_PROBE]	= MPDT_STAT_RETX_PROBE,
+	[MPDT_RETX_RTO]		= MPDT_STAT_RETX_RTO,
+	[MPDT_RETX_NACK]	= MPDT_STAT_RETX_NACK,
+};
+
+static u64 us_to_ns(u32 us)
+{
+	return (u64)us * NSEC_PER_USEC;
+}
+
+/* The larger of the configured and the measured base RTT: an emulated
+ * or virtualized path can be slower than the fabric it stands for, and
+ * probing faster than the path can answer only adds load.
+ */
+static u64 base_rtt_ns(const struct mpdt_conn *c)
+{
+	return max(us_to_ns(c->msk->mn->params.base_rtt_us), c->rtt.min_rtt);
+}
+
+u64 mpdt_conn_rto(const struct mpdt_conn *c)
+{
+	const struct mpdt_params *p = &c->msk->mn->params;
+
+	return mpdt_rtt_rto(&c->rtt, us_to_ns(p->rto_min_us),
+			    us_to_ns(p->rto_max_us));
+}
+
+/* Loss declarations since @before, into the netns counters by cause. */
+static void account_losses(struct mpdt_conn *c, const u64 *before)
+{
+	int i;
+
+	for (i = 0; i < __MPDT_RETX_MAX; i++)
+		if (c->sb.retx[i] != before[i])
+			mpdt_stat_add(c->msk->mn, retx_stat[i],
+				      c->sb.retx[i] - before[i]);
+}
+
+void mpdt_conn_queue_msg(struct mpdt_conn *c, struct mpdt_txmsg *m)
+{
+	m->id = c->next_msg_id++;
+	m->start_ns = mpdt_now();
+	list_add_tail(&m->node, &c->tx_msgs);
+	if (!c->tx_next)
+		c->tx_next = m;
+	c->msgs_sent++;
+	c->msgs_inflight++;
+	mpdt_stat_inc(c->msk->mn, MPDT_STAT_MSG_TX);
+}
+
+static bool cwnd_allows(const struct mpdt_conn *c, u32 len)
+{
+	u64 inflight = mpdt_sb_inflight(&c->sb);
+
+	/* One packet may always go, or a tiny window would stall. */
+	return !inflight || inflight + len <= c->cc.cwnd;
+}
+
+static bool cwnd_full_after(const struct mpdt_conn *c, u32 len)
+{
+	return mpdt_sb_inflight(&c->sb) + len >= c->cc.cwnd;
+}
+
+static bool resend_one(struct mpdt_conn *c, u64 now)
+{
+	struct mpdt_sb_pkt *pkt;
+	u32 psn;
+
+	if (!mpdt_sb_next_lost(&c->sb, &psn))
+		return false;
+	pkt = mpdt_sb_at(&c->sb, psn);
+	if (!cwnd_allows(c, pkt->len))
+		return false;
+	/* The resend takes the policy's current choice, not the lost path. */
+	mpdt_sb_resent(&c->sb, psn, c->lb.ops->choose_ev(&c->lb, now), now);
+	mpdt_send_data(c, psn, MPDT_F_RETX | MPDT_F_AR);
+	return true;
+}
+
+static bool send_new(struct mpdt_conn *c, u64 now)
+{
+	struct mpdt_txmsg *m = c->tx_next;
+	u32 off, len, psn;
+	u16 flags = 0;
+
+	if (!m || !mpdt_sb_window_open(&c->sb))
+		return false;
+	off = m->sent * m->mss;
+	len = min(m->mss, m->len - off);
+	if (!cwnd_allows(c, len))
+		return false;
+	psn = mpdt_sb_record(&c->sb, m, off, len,
+			     c->lb.ops->choose_ev(&c->lb, now), now);
+	if (++m->sent == m->npkts)
+		c->tx_next = list_is_last(&m->node, &c->tx_msgs) ? NULL :
+			     list_next_entry(m, node);
+	/* Ask for a SACK at the end of a burst instead of waiting for the
+	 * coalescing threshold or a probe.
+	 */
+	if (!c->tx_next || cwnd_full_after(c, len))
+		flags |= MPDT_F_AR;
+	mpdt_send_data(c, psn, flags);
+	return true;
+}
+
+/* Send what the window allows: repairs first, then new packets. */
+void mpdt_conn_push(struct mpdt_conn *c)
+{
+	u64 now = mpdt_now();
+
+	if (c->state == MPDT_CONN_ACTIVE && c->sb_ring &&
+	    now >= c->pause_until) {
+		while (resend_one(c, now) || send_new(c, now))
+			;
+	}
+	mpdt_conn_arm_timer(c);
+}
+
+static void tx_msg_done(struct mpdt_conn *c, struct mpdt_txmsg *m)
+{
+	u64 now = mpdt_now();
+
+	list_del(&m->node);
+	c->msgs_acked++;
+	c->msgs_inflight--;
+	mpdt_stat_inc(c->msk->mn, MPDT_STAT_MSG_ACKED);
+	if (c->cc.ops->on_message_done)
+		c->cc.ops->on_message_done(&c->cc, m->len, now - m->start_ns,
+					   now);
+	mpdt_txmsg_free(c->msk, m);
+}
+
+static void tx_acked(void *ctx, struct mpdt_sb_pkt *pkt)
+{
+	struct mpdt_txmsg *m = pkt->owner;
+
+	if (++m->acked == m->npkts)
+		tx_msg_done(ctx, m);
+}
+
+static bool tx_incarnation_ok(struct mpdt_conn *c, u32 nonce)
+{
+	if (c->sb_ring && c->state == MPDT_CONN_ACTIVE && nonce == c->nonce)
+		return true;
+	mpdt_stat_inc(c->msk->mn, MPDT_STAT_DROP_STALE_NONCE);
+	return false;
+}
+
+void mpdt_tx_on_sack(struct mpdt_conn *c, const struct mpdt_pkt *pkt,
+		     bool ce)
+{
+	const struct mpdt_sack *s = &pkt->sack;
+	u64 before[__MPDT_RETX_MAX], now = mpdt_now();
+	u32 msgs = c->msgs_acked;
+	struct mpdt_cc_ack sig = { .now = now };
+	struct mpdt_sb_ack ack;
+	u32 cwnd_pkts;
+
+	if (!tx_incarnation_ok(c, pkt->hdr.nonce))
+		return;
+	memcpy(before, c->sb.retx, sizeof(before));
+	cwnd_pkts = max(1U, c->cc.cwnd / c->cc.mss);
+	if (mpdt_sb_on_sack(&c->sb, s, pkt->hdr.flags & MPDT_F_PROBE_ACK,
+			    cwnd_pkts, base_rtt_ns(c), now, tx_acked, c,
+			    &ack) != MPDT_SB_OK) {
+		mpdt_stat_inc(c->msk->mn, MPDT_STAT_DROP_BOGUS_ACK);
+		return;
+	}
+	c->sacks_rcvd++;
+	if (mpdt_rtt_sample(&c->rtt, s->echo_ts, now))
+		sig.rtt_ns = c->rtt.latest;
+	account_losses(c, before);
+
+	if (c->lb.ops->on_ack)
+		c->lb.ops->on_ack(&c->lb, pkt->hdr.ev, ce, sig.rtt_ns);
+	if (c->cc.ops->on_ack) {
+		sig.acked_bytes = ack.acked_bytes;
+		sig.inflight = mpdt_sb_inflight(&c->sb);
+		sig.ce_count = s->ce_count;
+		sig.ce = ce;
+		c->cc.ops->on_ack(&c->cc, &sig);
+	}
+	if (c->msgs_acked != msgs)
+		mpdt_sock_wake_writers(c->msk);
+	mpdt_conn_push(c);
+}
+
+void mpdt_tx_on_nack(struct mpdt_conn *c, const struct mpdt_pkt *pkt)
+{
+	const struct mpdt_nack *n = &pkt->nack;
+	u64 now = mpdt_now();
+
+	if (!tx_incarnation_ok(c, pkt->hdr.nonce))
+		return;
+	if (!mpdt_sb_on_nack(&c->sb, n->psn)) {
+		mpdt_stat_inc(c->msk->mn, MPDT_STAT_DROP_BOGUS_ACK);
+		return;
+	}
+	c->nacks_rcvd++;
+	mpdt_stat_inc(c->msk->mn, MPDT_STAT_RETX_NACK);
+	/* A full receiver needs time, not an immediate resend. */
+	if (n->code == MPDT_NACK_NO_BUFFER)
+		c->pause_until = now + mpdt_conn_rto(c);
+	if (c->lb.ops->on_nack)
+		c->lb.ops->on_nack(&c->lb, pkt->hdr.ev, n->code);
+	if (c->cc.ops->on_nack)
+		c->cc.ops->on_nack(&c->cc, n->code, now);
+	mpdt_conn_push(c);
+}
+
+static void report_timeouts(struct mpdt_conn *c)
+{
+	u32 psn;
+
+	if (!c->lb.ops->on_timeout)
+		return;
+	for (psn = c->sb.una; psn != c->sb.nxt; psn++) {
+		struct mpdt_sb_pkt *pkt = mpdt_sb_at(&c->sb, psn);
+
+		if (pkt->state == MPDT_SB_LOST)
+			c->lb.ops->on_timeout(&c->lb, pkt->ev);
+	}
+}
+
+/* Timeout-based detection (§3.3.2); too many in a row fail the peer. */
+static void on_rto(struct mpdt_conn *c, u64 now)
+{
+	const struct mpdt_params *p = &c->msk->mn->params;
+	u64 before[__MPDT_RETX_MAX];
+
+	memcpy(before, c->sb.retx, sizeof(before));
+	mpdt_sb_on_rto(&c->sb, now);
+	c->rtos++;
+	mpdt_stat_inc(c->msk->mn, MPDT_STAT_RTO);
+	account_losses(c, before);
+	if (c->sb.rto_backoff > p->max_retries) {
+		mpdt_conn_fail(c);
+		return;
+	}
+	report_timeouts(c);
+	if (c->cc.ops->on_timeout)
+		c->cc.ops->on_timeout(&c->cc, now);
+}
+
+static u64 probe_interval(const struct mpdt_conn *c)
+{
+	return c->msk->mn->params.probe_mult * base_rtt_ns(c);
+}
+
+static void send_probe(struct mpdt_conn *c, u64 now)
+{
+	mpdt_sb_on_probe_sent(&c->sb, now);
+	c->probes++;
+	mpdt_send_probe(c, c->lb.ops->choose_ev(&c->lb, now), now);
+}
+
+static u64 earliest(u64 a, u64 b)
+{
+	if (!a)
+		return b;
+	return b && b < a ? b : a;
+}
+
+void mpdt_conn_arm_timer(struct mpdt_conn *c)
+{
+	const struct mpdt_params *p = &c->msk->mn->params;
+	u64 when = 0;
+
+	if (c->state == MPDT_CONN_ACTIVE && c->sb_ring) {
+		when = mpdt_sb_rto_deadline(&c->sb, mpdt_conn_rto(c),
+					    us_to_ns(p->rto_max_us));
+		when = earliest(when, mpdt_sb_probe_deadline(&c->sb,
+							     probe_interval(c)));
+		if (c->pause_until > mpdt_now() &&
+		    (c->tx_next || c->sb.lost_pending))
+			when = earliest(when, c->pause_until);
+	}
+	if (when)
+		hrtimer_start(&c->timer, ns_to_ktime(when),
+			      HRTIMER_MODE_ABS_SOFT);
+	else
+		hrtimer_try_to_cancel(&c->timer);
+}
+
+enum hrtimer_restart mpdt_conn_timer(struct hrtimer *t)
+{
+	struct mpdt_conn *c = container_of(t, struct mpdt_conn, timer);
+	const struct mpdt_params *p = &c->msk->mn->params;
+	struct mpdt_sock *msk = c->msk;
+	u64 now, rto, probe;
+
+	spin_lock(&msk->lock);
+	if (msk->closing || c->state != MPDT_CONN_ACTIVE || !c->sb_ring)
+		goto out;
+	now = mpdt_now();
+	rto = mpdt_sb_rto_deadline(&c->sb, mpdt_conn_rto(c),
+				   us_to_ns(p->rto_max_us));
+	probe = mpdt_sb_probe_deadline(&c->sb, probe_interval(c));
+	if (rto && now >= rto)
+		on_rto(c, now);
+	else if (probe && now >= probe)
+		send_probe(c, now);
+	if (c->state == MPDT_CONN_ACTIVE)
+		mpdt_conn_push(c);
+out:
+	spin_unlock(&msk->lock);
+	return HRTIMER_NORESTART;
+}

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * MPDT wire format, version 1 (Documentation/wire-format.rst).
+ *
+ * Every MPDT packet is one UDP payload: a 16-byte common header followed
+ * by a fixed per-type header and, for DATA, the payload.  All fields are
+ * big endian.  These functions convert between the wire and host-order
+ * structs and validate everything that can be checked without state.
+ */
+#ifndef _MPDT_WIRE_H
+#define _MPDT_WIRE_H
+
+#include "core.h"
+
+#define MPDT_VERSION		1
+
+enum mpdt_type {
+	MPDT_T_DATA = 1,
+	MPDT_T_SACK = 2,
+	MPDT_T_NACK = 3,
+	MPDT_T_PROBE = 4,
+};
+
+/* Flags in the common header; each type allows a subset. */
+#define MPDT_F_AR		0x0001	/* DATA: ask for an immediate SACK */
+#define MPDT_F_RETX		0x0002	/* DATA: this is a retransmission */
+#define MPDT_F_TRIMMED		0x0004	/* DATA: a switch cut the payload */
+#define MPDT_F_CE		0x0008	/* SACK/NACK: trigger was CE marked */
+#define MPDT_F_PROBE_ACK	0x0010	/* SACK: answers a PROBE */
+
+enum mpdt_nack_code {
+	MPDT_NACK_NO_BUFFER = 1,	/* receiver out of memory for it */
+	MPDT_NACK_TRIMMED = 2,		/* payload trimmed in the fabric */
+};
+
+#define MPDT_COMMON_LEN		16
+#define MPDT_DATA_HLEN		(MPDT_COMMON_LEN + 28)
+#define MPDT_SACK_LEN		(MPDT_COMMON_LEN + 40)
+#define MPDT_NACK_LEN		(MPDT_COMMON_LEN + 20)
+#define MPDT_PROBE_LEN		(MPDT_COMMON_LEN + 16)
+#define MPDT_MAX_HLEN		MPDT_SACK_LEN
+
+/* Largest message a v1 DATA header may describe (uapi MPDT_MSG_MAX). */
+#define MPDT_WIRE_MSG_MAX	(16U << 20)
+
+struct mpdt_common {
+	u8 version;
+	u8 type;
+	u16 flags;
+	u16 src_port;		/* MPDT ports, not UDP ports */
+	u16 dst_port;
+	u32 nonce;		/* data sender's incarnation; echoed back */
+	u16 ev;			/* entropy used (DATA, PROBE) or echoed */
+};
+
+struct mpdt_data {
+	u32 psn;
+	u32 msg_id;
+	u32 offset;		/* of this payload within the message */
+	u32 msg_len;
+	u64 ts;			/* sender clock, ns, echoed in SACK/NACK */
+	u16 payload_len;	/* as sent, even when trimmed */
+};
+
+struct mpdt_sack {
+	u32 epsn;		/* every PSN before it was received */
+	u32 sack_base;		/* first PSN described by bitmap bit 0 */
+	u64 bitmap;
+	u64 recv_bytes;		/* payload received, duplicates excluded */
+	u64 echo_ts;
+	u32 ooo_count;		/* packets held beyond EPSN */
+	u16 ce_count;		/* CE marks seen since the previous SACK */
+};
+
+struct mpdt_nack {
+	u32 psn;
+	u8 code;		/* enum mpdt_nack_code */
+	u32 epsn;
+	u64 echo_ts;
+};
+
+struct mpdt_probe {
+	u32 sack_base;		/* bitmap segment the SACK must carry */
+	u64 ts;
+};
+
+struct mpdt_pkt {
+	struct mpdt_common hdr;
+	union {
+		struct mpdt_data data;
+		struct mpdt_sack sack;
+		struct mpdt_nack nack;
+		struct mpdt_probe probe;
+	};
+	u32 payload_off;	/* DATA: payload offset in the UDP payload */
+	u32 payload_avail;	/* DATA: payload bytes present */
+};
+
+/* Why a packet was rejected; the glue counts each as a drop reason. */
+enum mpdt_wire_err {
+	MPDT_WIRE_OK = 0,
+	MPDT_WIRE_SHORT,
+	MPDT_WIRE_BAD_VERSION,
+	MPDT_WIRE_BAD_TYPE,
+	MPDT_WIRE_BAD_FLAGS,
+	MPDT_WIRE_BAD_LENGTH,
+	MPDT_WIRE_BAD_OFFSET,
+	MPDT_WIRE_BAD_PORT,
+	__MPDT_WIRE_ERR_MAX
+};
+
+enum mpdt_wire_err mpdt_wire_decode(const u8 *buf, u32 len,
+				    struct mpdt_pkt *pkt);
+/* Return the header length written: buf needs MPDT_MAX_HLEN bytes. */
+u32 mpdt_wire_encode(const struct mpdt_pkt *pkt, u8 *buf);
+u32 mpdt_wire_hlen(u8 type);
+
+#endif /* _MPDT_WIRE_H */

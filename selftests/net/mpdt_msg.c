@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mpdt_msg: send or receive a verifiable stream of MPDT messages.
+ *
+ *   mpdt_msg recv -p PORT -n COUNT [-s SEED] [-m MIN] [-M MAX] [-t SECS]
+ *   mpdt_msg send -a ADDR -p PORT -n COUNT [-s SEED] [-m MIN] [-M MAX]
+ *                 [-t SECS] [-l LOCALPORT]
+ *
+ * Message sizes are log-uniform in [MIN, MAX] (every decade equally
+ * likely), drawn from SEED, so both ends know the whole list.  A message
+ * of 16 bytes or more starts with its index; the rest of every message is
+ * a pseudo-random stream of (SEED, index).  The receiver checks each
+ * message's length and content hash and that each index arrives exactly
+ * once, then prints one JSON line.  The sender waits until the peer has
+ * acknowledged every message (MPDT_INFO) and prints its counters.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/mpdt.h>
+
+#define HDR_LEN 16
+#define MAGIC 0x4d504454u
+
+struct opts {
+	const char *mode;
+	const char *addr;
+	int port, lport, count, timeout;
+	uint64_t seed;
+	uint32_t min, max;
+};
+
+static uint64_t splitmix(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static uint32_t msg_size(const struct opts *o, int i)
+{
+	uint64_t s = o->seed * 1000003 + i;
+	double u = (splitmix(&s) >> 11) * (1.0 / 9007199254740992.0);
+	double lo = log((double)o->min), hi = log((double)o->max + 1);
+	uint32_t n = (uint32_t)exp(lo + u * (hi - lo));
+
+	/* The extremes are always in the list. */
+	if (i == 0)
+		return o->min;
+	if (i == 1)
+		return o->max;
+	return n < o->min ? o->min : n > o->max ? o->max : n;
+}
+
+static void fill(const struct opts *o, int i, uint8_t *buf, uint32_t len)
+{
+	uint64_t s = o->seed ^ ((uint64_t)i << 32), r = 0;
+	uint32_t k;
+
+	for (k = 0; k < len; k++) {
+		if (!(k & 7))
+			r = splitmix(&s);
+		buf[k] = r >> ((k & 7) * 8);
+	}
+	if (len >= HDR_LEN) {
+		uint32_t h[4] = { htonl(MAGIC), htonl(i), htonl(len), 0 };
+
+		memcpy(buf, h, HDR_LEN);
+	}
+}
+
+static uint64_t fnv1a(const uint8_t *p, uint32_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	while (len--)
+		h = (h ^ *p++) * 0x100000001b3ULL;
+	return h;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int open_sock(int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
+	int fd = socket(AF_INET, SOCK_DGRAM, IPPROTO_MPDT);
+
+	if (fd < 0) {
+		perror("socket");
+		exit(2);
+	}
+	if (port && bind(fd, (struct sockaddr *)&a, sizeof(a))) {
+		perror("bind");
+		exit(2);
+	}
+	return fd;
+}
+
+static void set_timeout(int fd, int secs)
+{
+	struct timeval tv = { .tv_sec = secs };
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+}
+
+/* Which index a received message is: from its header, or for a tiny one
+ * the first unseen index of that length whose content matches.
+ */
+static int identify(const struct opts *o, const uint8_t *buf, uint32_t len,
+		    const char *seen, uint8_t *ref)
+{
+	int i;
+
+	if (len >= HDR_LEN) {
+		uint32_t h[3];
+
+		memcpy(h, buf, sizeof(h));
+		if (ntohl(h[0]) != MAGIC || ntohl(h[2]) != len)
+			return -1;
+		i = ntohl(h[1]);
+		return i < o->count ? i : -1;
+	}
+	for (i = 0; i < o->count; i++) {
+		if (seen[i] || msg_size(o, i) != len)
+			continue;
+		fill(o, i, ref, len);
+		if (!memcmp(ref, buf, len))
+			return i;
+	}
+	return -1;
+}
+
+static int do_recv(const struct opts *o)
+{
+	uint8_t *buf = malloc(o->max + 1), *ref = malloc(o->max + 1);
+	char *seen = calloc(o->count, 1);
+	int fd = open_sock(o->port), got = 0, dup = 0, bad = 0, trunc = 0;
+	unsigned long long bytes = 0;
+	double t0 = 0;
+
+	set_timeout(fd, o->timeout);
+	while (got + dup + bad < o->count) {
+		ssize_t n = recv(fd, buf, o->max + 1, MSG_TRUNC);
+		int i;
+
+		if (n < 0) {
+			fprintf(stderr, "recv: %s after %d messages\n",
+				strerror(errno), got);
+			break;
+		}
+		if (!t0)
+			t0 = now_s();
+		if ((uint32_t)n > o->max) {
+			trunc++;
+			continue;
+		}
+		i = identify(o, buf, n, seen, ref);
+		if (i >= 0 && msg_size(o, i) == (uint32_t)n) {
+			fill(o, i, ref, n);
+			if (fnv1a(buf, n) != fnv1a(ref, n))
+				i = -1;
+		}
+		if (i < 0) {
+			bad++;
+		} else if (seen[i]) {
+			dup++;
+		} else {
+			seen[i] = 1;
+			got++;
+			bytes += n;
+		}
+	}
+	printf("{\"received\": %d, \"duplicates\": %d, \"corrupt\": %d, "
+	       "\"truncated\": %d, \"bytes\": %llu, \"seconds\": %.3f}\n",
+	       got, dup, bad, trunc, bytes, t0 ? now_s() - t0 : 0.0);
+	return got == o->count && !dup && !bad && !trunc ? 0 : 1;
+}
+
+static int get_info(int fd, const struct sockaddr_in *peer,
+		    struct mpdt_info *info)
+{
+	socklen_t len = sizeof(*info);
+
+	memset(info, 0, sizeof(*info));
+	memcpy(&info->mi_peer, peer, sizeof(*peer));
+	return getsockopt(fd, SOL_MPDT, MPDT_INFO, info, &len);
+}
+
+static void print_info(const struct mpdt_info *i, int sent, double secs,
+		       unsigned long long bytes)
+{
+	printf("{\"sent\": %d, \"bytes\": %llu, \"seconds\": %.3f, "
+	       "\"msgs_acked\": %llu, \"retx_ooo\": %llu, "
+	       "\"retx_probe\": %llu, \"retx_rto\": %llu, "
+	       "\"retx_nack\": %llu, \"probes\": %llu, \"rtos\": %llu, "
+	       "\"sacks\": %llu, \"srtt_us\": %u, \"min_rtt_us\": %u, "
+	       "\"cwnd\": %u}\n", sent, bytes, secs,
+	       (unsigned long long)i->mi_msgs_acked,
+	       (unsigned long long)i->mi_retx[MPDT_RETX_OOO],
+	       (unsigned long long)i->mi_retx[MPDT_RETX_PROBE],
+	       (unsigned long long)i->mi_retx[MPDT_RETX_RTO],
+	       (unsigned long long)i->mi_retx[MPDT_RETX_NACK],
+	       (unsigned long long)i->mi_probes,
+	       (unsigned long long)i->mi_rtos,
+	       (unsigned long long)i->mi_sacks_rcvd, i->mi_srtt_us,
+	       i->mi_min_rtt_us, i->mi_cwnd);
+}
+
+static int do_send(const struct opts *o)
+{
+	struct sockaddr_in peer = { .sin_family = AF_INET,
+				    .sin_port = htons(o->port) };
+	uint8_t *buf = malloc(o->max + 1);
+	int fd = open_sock(o->lport), i;
+	unsigned long long bytes = 0;
+	struct mpdt_info info;
+	double t0 = now_s();
+
+	if (inet_pton(AF_INET, o->addr, &peer.sin_addr) != 1) {
+		fprintf(stderr, "bad address %s\n", o->addr);
+		return 2;
+	}
+	set_timeout(fd, o->timeout);
+	for (i = 0; i < o->count; i++) {
+		uint32_t len = msg_size(o, i);
+
+		fill(o, i, buf, len);
+		if (sendto(fd, buf, len, 0, (struct sockaddr *)&peer,
+			   sizeof(peer)) != (ssize_t)len) {
+			fprintf(stderr, "sendto #%d (%u B): %s\n", i, len,
+				strerror(errno));
+			return 1;
+		}
+		bytes += len;
+	}
+	/* Wait for every message to be acknowledged. */
+	for (;;) {
+		int err = 0;
+		socklen_t elen = sizeof(err);
+
+		if (get_info(fd, &peer, &info)) {
+			perror("MPDT_INFO");
+			return 1;
+		}
+		if (info.mi_msgs_acked >= (uint64_t)o->count)
+			break;
+		getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen);
+		if (err || now_s() - t0 > o->timeout) {
+			fprintf(stderr, "not acknowledged: %s (%llu of %d)\n",
+				err ? strerror(err) : "timeout",
+				(unsigned long long)info.mi_msgs_acked,
+				o->count);
+			print_info(&info, i, now_s() - t0, bytes);
+			return 1;
+		}
+		usleep(2000);
+	}
+	print_info(&info, i, now_s() - t0, bytes);
+	close(fd);
+	return 0;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: mpdt_msg send|recv -p PORT -n COUNT "
+		"[-a ADDR] [-s SEED] [-m MIN] [-M MAX] [-t SECS] "
+		"[-l LOCALPORT]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = { .count = 1, .seed = 1, .min = 1, .max = 4 << 20,
+			  .timeout = 120, .addr = "127.0.0.1" };
+	int c;
+
+	if (argc < 2)
+		usage();
+	o.mode = argv[1];
+	optind = 2;
+	while ((c = getopt(argc, argv, "a:p:n:s:m:M:t:l:")) != -1) {
+		switch (c) {
+		case 'a': o.addr = optarg; break;
+		case 'p': o.port = atoi(optarg); break;
+		case 'n': o.count = atoi(optarg); break;
+		case 's': o.seed = strtoull(optarg, NULL, 0); break;
+		case 'm': o.min = strtoul(optarg, NULL, 0); break;
+		case 'M': o.max = strtoul(optarg, NULL, 0); break;
+		case 't': o.timeout = atoi(optarg); break;
+		case 'l': o.lport = atoi(optarg); break;
+		default: usage();
+		}
+	}
+	if (!o.port || o.count < 2 || !o.min || o.min > o.max)
+		usage();
+	if (!strcmp(o.mode, "recv"))
+		return do_recv(&o);
+	if (!strcmp(o.mode, "send"))
+		return do_send(&o);
+	usage();
+	return 2;
+}
