@@ -16,7 +16,7 @@
 static u32 addr_hash(const struct mpdt_addr *a)
 {
 	u32 h = a->family == AF_INET6 ?
-		jhash(&a->v6, sizeof(a->v6), 0) : jhash_1word(a->v4, 0);
+		jhash(&a->v6, sizeof(a->v6), 0) : jhash_1word((__force u32)a->v4, 0);
 
 	return jhash_1word((__force u32)a->port, h);
 }
@@ -47,12 +47,12 @@ static void *algo_priv(u32 size, gfp_t gfp)
 }
 
 /* A new connection has its receiving half sized; the sending half is
- * sized by mpdt_conn_prepare_tx() on the first message.
+ * sized by mpdt_conn_send() on the first message.
  */
 struct mpdt_conn *mpdt_conn_create(struct mpdt_sock *msk,
 				   const struct mpdt_addr *peer, gfp_t gfp)
 {
-	const struct mpdt_params *p = &msk->mn->params;
+	u32 window = READ_ONCE(msk->mn->params.rx_window);
 	struct mpdt_conn *c;
 
 	if (msk->nconns >= MPDT_MAX_CONNS) {
@@ -62,7 +62,7 @@ struct mpdt_conn *mpdt_conn_create(struct mpdt_sock *msk,
 	c = kzalloc(sizeof(*c), gfp);
 	if (!c)
 		return NULL;
-	c->rx_bits = kzalloc(p->rx_window / 8, gfp);
+	c->rx_bits = kzalloc(window / 8, gfp);
 	c->lb.ops = &mpdt_lb_single;
 	c->cc.ops = &mpdt_cc_fixed;
 	c->lb.priv = algo_priv(c->lb.ops->priv_size, gfp);
@@ -80,7 +80,7 @@ struct mpdt_conn *mpdt_conn_create(struct mpdt_sock *msk,
 	c->state = MPDT_CONN_ACTIVE;
 	INIT_LIST_HEAD(&c->tx_msgs);
 	hash_init(c->rx_msgs);
-	mpdt_rx_init(&c->rx, c->rx_bits, p->rx_window);
+	mpdt_rx_init(&c->rx, c->rx_bits, window);
 	hrtimer_init(&c->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
 	c->timer.function = mpdt_conn_timer;
 	hash_add(msk->conns, &c->node, addr_hash(peer));
@@ -98,7 +98,7 @@ static void tx_reset(struct mpdt_conn *c)
 	c->nonce = get_random_u32();
 	c->state = MPDT_CONN_ACTIVE;
 	c->pause_until = 0;
-	mpdt_sb_init(&c->sb, c->sb_ring, p->rx_window, now);
+	mpdt_sb_init(&c->sb, c->sb_ring, c->rx.window, now);
 	mpdt_rtt_init(&c->rtt);
 	c->lb.entropies = p->entropies;
 	c->cc.mss = p->payload;
@@ -110,46 +110,62 @@ static void tx_reset(struct mpdt_conn *c)
 	c->cc.ops->init(&c->cc, p);
 }
 
-/*
- * Called in process context before queueing a message: sizes the
- * scoreboard (GFP_KERNEL, so the caller must not hold msk->lock) and
- * starts a new incarnation if this is the first message or the peer had
- * failed.  Returns with msk->lock held on success.
- */
-int mpdt_conn_prepare_tx(struct mpdt_sock *msk, const struct mpdt_addr *peer,
-			 struct mpdt_conn **out)
-{
-	u32 window = msk->mn->params.rx_window;
-	struct mpdt_sb_pkt *ring = NULL;
-	struct mpdt_conn *c;
+/* A scoreboard ring, sized by the connection's window. */
+struct tx_ring {
+	struct mpdt_sb_pkt *pkts;
+	u32 window;
+};
 
-	for (;;) {
-		spin_lock_bh(&msk->lock);
-		c = mpdt_conn_find(msk, peer);
-		if (!c)
-			c = mpdt_conn_create(msk, peer, GFP_ATOMIC);
-		if (!c) {
-			spin_unlock_bh(&msk->lock);
-			kvfree(ring);
-			return -ENOBUFS;
-		}
-		if (c->sb_ring || ring)
-			break;
-		spin_unlock_bh(&msk->lock);
-		ring = kvcalloc(window, sizeof(*ring), GFP_KERNEL);
-		if (!ring)
-			return -ENOMEM;
-	}
+static int queue_locked(struct mpdt_sock *msk, const struct mpdt_addr *peer,
+			struct mpdt_txmsg *m, struct tx_ring *ring)
+{
+	struct mpdt_conn *c = mpdt_conn_find(msk, peer);
+
+	if (!c)
+		c = mpdt_conn_create(msk, peer, GFP_ATOMIC);
+	if (!c)
+		return -ENOBUFS;
 	if (!c->sb_ring) {
-		c->sb_ring = ring;
-		ring = NULL;
+		if (ring->window != c->rx.window) {
+			ring->window = c->rx.window;
+			return -EAGAIN;
+		}
+		c->sb_ring = ring->pkts;
+		ring->pkts = NULL;
 		tx_reset(c);
 	} else if (c->state == MPDT_CONN_FAILED) {
 		tx_reset(c);
 	}
-	kvfree(ring);
-	*out = c;
+	sk_wmem_queued_add(&msk->inet.sk, m->len);
+	mpdt_conn_queue_msg(c, m);
+	mpdt_conn_push(c);
 	return 0;
+}
+
+/* Queue message @m to @peer and send what the window allows.  The first
+ * message, or the first after the peer failed, starts a new incarnation.
+ * The scoreboard ring is sized here, in process context, outside the lock.
+ */
+int mpdt_conn_send(struct mpdt_sock *msk, const struct mpdt_addr *peer,
+		   struct mpdt_txmsg *m)
+{
+	struct tx_ring ring = {};
+	int err;
+
+	for (;;) {
+		spin_lock_bh(&msk->lock);
+		err = queue_locked(msk, peer, m, &ring);
+		spin_unlock_bh(&msk->lock);
+		if (err != -EAGAIN)
+			break;
+		kvfree(ring.pkts);
+		ring.pkts = kvcalloc(ring.window, sizeof(*ring.pkts),
+				     GFP_KERNEL);
+		if (!ring.pkts)
+			return -ENOMEM;
+	}
+	kvfree(ring.pkts);
+	return err;
 }
 
 void mpdt_txmsg_free(struct mpdt_sock *msk, struct mpdt_txmsg *m)
@@ -195,8 +211,7 @@ void mpdt_conn_purge_rx(struct mpdt_conn *c)
 	}
 }
 
-/*
- * The peer stopped answering (max_retries consecutive timeouts): drop what
+/* The peer stopped answering (max_retries consecutive timeouts): drop what
  * we were sending to it and report ETIMEDOUT on the socket.  A later send
  * to the same peer starts a new incarnation.
  */

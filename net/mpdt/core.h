@@ -16,20 +16,22 @@
 #else
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
 #include <string.h>
+#include <linux/types.h>
 
-typedef uint8_t u8;
-typedef uint16_t u16;
-typedef uint32_t u32;
-typedef uint64_t u64;
-typedef int32_t s32;
-typedef int64_t s64;
+typedef __u8 u8;
+typedef __u16 u16;
+typedef __u32 u32;
+typedef __u64 u64;
+typedef __s32 s32;
+typedef __s64 s64;
 
-#define min(a, b)	((a) < (b) ? (a) : (b))
-#define max(a, b)	((a) > (b) ? (a) : (b))
+#define min(a, b)	({ typeof(a) _a = (a); typeof(b) _b = (b); \
+			   _a < _b ? _a : _b; })
+#define max(a, b)	({ typeof(a) _a = (a); typeof(b) _b = (b); \
+			   _a > _b ? _a : _b; })
 #define clamp(v, lo, hi)	min(max(v, lo), hi)
-#define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
+#define DIV_ROUND_UP(n, d)	({ typeof(d) _d = (d); ((n) + _d - 1) / _d; })
 #define BIT_ULL(n)	(1ULL << (n))
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define likely(x)	__builtin_expect(!!(x), 1)

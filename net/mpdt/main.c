@@ -27,25 +27,36 @@ struct mpdt_params mpdt_default_params = {
 	.fixed_cwnd	= 0,
 };
 
-#define MPDT_PARAM(field, desc)						\
-	module_param_named(field, mpdt_default_params.field, uint, 0444); \
-	MODULE_PARM_DESC(field, desc)
-
-MPDT_PARAM(udp_port, "UDP port MPDT listens on and sends to");
-MPDT_PARAM(payload, "DATA payload bytes per packet (64-8900)");
-MPDT_PARAM(link_mbps, "Host link speed in Mbit/s, for the BDP");
-MPDT_PARAM(base_rtt_us, "Network base RTT in microseconds, for the BDP");
-MPDT_PARAM(ack_bytes, "SACK coalescing threshold in bytes");
-MPDT_PARAM(ack_on_epsn, "Send a SACK when the EPSN packet arrives (0/1)");
-MPDT_PARAM(ack_on_ce, "Send a SACK at once on a CE mark (0/1)");
-MPDT_PARAM(probe_mult, "Probe after this many base RTTs without a SACK");
-MPDT_PARAM(rto_min_us, "Minimum retransmission timeout (us)");
-MPDT_PARAM(rto_max_us, "Maximum retransmission timeout (us)");
-MPDT_PARAM(max_retries, "Consecutive timeouts before the peer is failed");
-MPDT_PARAM(rx_window, "PSNs tracked beyond EPSN (power of two, 64-65536)");
-MPDT_PARAM(entropies, "Number of entropy values (1-65536)");
-MPDT_PARAM(entropy_base, "UDP source port of entropy value 0");
-MPDT_PARAM(fixed_cwnd, "Window of the fixed CC in bytes (0 = one BDP)");
+module_param_named(udp_port, mpdt_default_params.udp_port, uint, 0444);
+MODULE_PARM_DESC(udp_port, "UDP port MPDT listens on and sends to");
+module_param_named(payload, mpdt_default_params.payload, uint, 0444);
+MODULE_PARM_DESC(payload, "DATA payload bytes per packet (64-8900)");
+module_param_named(link_mbps, mpdt_default_params.link_mbps, uint, 0444);
+MODULE_PARM_DESC(link_mbps, "Host link speed in Mbit/s, for the BDP");
+module_param_named(base_rtt_us, mpdt_default_params.base_rtt_us, uint, 0444);
+MODULE_PARM_DESC(base_rtt_us, "Network base RTT in microseconds, for the BDP");
+module_param_named(ack_bytes, mpdt_default_params.ack_bytes, uint, 0444);
+MODULE_PARM_DESC(ack_bytes, "SACK coalescing threshold in bytes");
+module_param_named(ack_on_epsn, mpdt_default_params.ack_on_epsn, uint, 0444);
+MODULE_PARM_DESC(ack_on_epsn, "Send a SACK when the EPSN packet arrives (0/1)");
+module_param_named(ack_on_ce, mpdt_default_params.ack_on_ce, uint, 0444);
+MODULE_PARM_DESC(ack_on_ce, "Send a SACK at once on a CE mark (0/1)");
+module_param_named(probe_mult, mpdt_default_params.probe_mult, uint, 0444);
+MODULE_PARM_DESC(probe_mult, "Probe after this many base RTTs without a SACK");
+module_param_named(rto_min_us, mpdt_default_params.rto_min_us, uint, 0444);
+MODULE_PARM_DESC(rto_min_us, "Minimum retransmission timeout (us)");
+module_param_named(rto_max_us, mpdt_default_params.rto_max_us, uint, 0444);
+MODULE_PARM_DESC(rto_max_us, "Maximum retransmission timeout (us)");
+module_param_named(max_retries, mpdt_default_params.max_retries, uint, 0444);
+MODULE_PARM_DESC(max_retries, "Consecutive timeouts before the peer is failed");
+module_param_named(rx_window, mpdt_default_params.rx_window, uint, 0444);
+MODULE_PARM_DESC(rx_window, "PSNs tracked beyond EPSN (power of two, 64-65536)");
+module_param_named(entropies, mpdt_default_params.entropies, uint, 0444);
+MODULE_PARM_DESC(entropies, "Number of entropy values (1-65536)");
+module_param_named(entropy_base, mpdt_default_params.entropy_base, uint, 0444);
+MODULE_PARM_DESC(entropy_base, "UDP source port of entropy value 0");
+module_param_named(fixed_cwnd, mpdt_default_params.fixed_cwnd, uint, 0444);
+MODULE_PARM_DESC(fixed_cwnd, "Window of the fixed CC in bytes (0 = one BDP)");
 
 static int mpdt_params_check(const struct mpdt_params *p)
 {

@@ -154,8 +154,8 @@ struct mpdt_conn *mpdt_conn_find(struct mpdt_sock *msk,
 				 const struct mpdt_addr *peer);
 struct mpdt_conn *mpdt_conn_create(struct mpdt_sock *msk,
 				   const struct mpdt_addr *peer, gfp_t gfp);
-int mpdt_conn_prepare_tx(struct mpdt_sock *msk, const struct mpdt_addr *peer,
-			 struct mpdt_conn **out);
+int mpdt_conn_send(struct mpdt_sock *msk, const struct mpdt_addr *peer,
+		   struct mpdt_txmsg *m);
 void mpdt_conn_purge_rx(struct mpdt_conn *c);
 void mpdt_conn_queue_msg(struct mpdt_conn *c, struct mpdt_txmsg *m);
 void mpdt_conn_push(struct mpdt_conn *c);

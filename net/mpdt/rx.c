@@ -10,8 +10,7 @@
 
 #include "protocol.h"
 
-/*
- * A DATA or PROBE with a nonce we have not seen is a new incarnation of the
+/* A DATA or PROBE with a nonce we have not seen is a new incarnation of the
  * peer's sending half: forget the old one's partial messages.  The nonce
  * it replaced stays refused, so its late packets cannot flip us back.
  */

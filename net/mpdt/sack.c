@@ -91,8 +91,7 @@ bool mpdt_rx_ack_due(const struct mpdt_rx *rx,
 	return rx->bytes_since_sack >= pol->coalesce_bytes;
 }
 
-/*
- * §3.3.1: "The next SACK is sent with the bitmap segment that is associated
+/* §3.3.1: "The next SACK is sent with the bitmap segment that is associated
  * with LPSN as retransmission timeout is always triggered from the lowest
  * unacknowledged PSN."  Segments are 64-PSN slices counted from EPSN.
  */

@@ -53,9 +53,8 @@ bool mpdt_rx_mark(struct mpdt_rx *rx, u32 psn, u32 bytes, bool ce);
 bool mpdt_rx_ack_due(const struct mpdt_rx *rx,
 		     const struct mpdt_ack_policy *pol,
 		     const struct mpdt_rx_arrival *a);
-/*
- * Fill @s for a SACK and start a new coalescing period.  @probe_base is the
- * segment a PROBE asked for, or NULL to pick the one holding LPSN.
+/* Fill @s for a SACK and start a new coalescing period.  @probe_base is
+ * the segment a PROBE asked for, or NULL to pick the one holding LPSN.
  */
 void mpdt_rx_build_sack(struct mpdt_rx *rx, const u32 *probe_base,
 			struct mpdt_sack *s);

@@ -253,7 +253,6 @@ static int mpdt_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	struct mpdt_sock *msk = mpdt_sk(sk);
 	long timeo = sock_sndtimeo(sk, msg->msg_flags & MSG_DONTWAIT);
 	struct mpdt_txmsg *m;
-	struct mpdt_conn *c;
 	struct mpdt_addr peer;
 	int err;
 
@@ -275,17 +274,12 @@ static int mpdt_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	m = txmsg_alloc(msg, len, msk->mn->params.payload);
 	if (!m)
 		return -ENOMEM;
-	err = mpdt_conn_prepare_tx(msk, &peer, &c);
+	err = mpdt_conn_send(msk, &peer, m);
 	if (err) {
 		kvfree(m->data);
 		kfree(m);
 		return err;
 	}
-	/* Charged now so a concurrent sender waits for the room. */
-	sk_wmem_queued_add(sk, len);
-	mpdt_conn_queue_msg(c, m);
-	mpdt_conn_push(c);
-	spin_unlock_bh(&msk->lock);
 	return len;
 }
 
@@ -404,8 +398,7 @@ static bool tx_drained(struct sock *sk, size_t unused)
 	return !READ_ONCE(sk->sk_wmem_queued);
 }
 
-/*
- * close(): without SO_LINGER, messages not yet acknowledged are dropped at
+/* close(): without SO_LINGER, messages not yet acknowledged are dropped at
  * once (a message is delivered whole or not at all, never partly).  With
  * SO_LINGER, close() first waits up to the linger time for every message
  * to be acknowledged.

@@ -1,0 +1,107 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# MPDT top-level Makefile.  `make` builds the module and the tools;
+# `make run` runs the demo in a VM; `make check` runs every test.
+# See README.md.
+
+KSRC_TAR   ?= $(lastword $(sort $(wildcard /usr/src/linux-source-*.tar.xz)))
+RUNNING_KDIR := /lib/modules/$(shell uname -r)/build
+NEWEST_HDRS := $(lastword $(sort $(wildcard /usr/src/linux-headers-*-amd64)))
+KDIR       ?= $(if $(wildcard $(RUNNING_KDIR)),$(RUNNING_KDIR),$(NEWEST_HDRS))
+# The VM boots the kernel the module was built for.
+KVER       ?= $(if $(filter /lib/modules/%,$(KDIR)),$(word 3,$(subst /, ,$(KDIR))),$(patsubst linux-headers-%,%,$(notdir $(KDIR))))
+
+BUILD      := build
+KSRC       := $(BUILD)/ksrc
+UAPI       := include/uapi
+CORE_DIR   := net/mpdt
+CORE_SRCS  := $(addprefix $(CORE_DIR)/,wire.c sack.c scoreboard.c rtt.c \
+		lb_single.c cc_fixed.c)
+CFLAGS_TOOLS := -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
+		-I$(UAPI)
+SAN        := -fsanitize=address,undefined -fno-omit-frame-pointer \
+		-fno-sanitize-recover=all
+
+UNIT_SRCS  := $(wildcard selftests/unit/test_*.c)
+UNIT_BINS  := $(patsubst selftests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRCS))
+NET_TOOLS  := selftests/net/mpdt_msg
+
+DEPS_PKGS  := linux-image-amd64 linux-headers-amd64 linux-source-6.1 \
+		qemu-system-x86 busybox-static iproute2 ethtool iperf3 \
+		libmnl-dev sparse socat python3 kmod cpio gcc make bc \
+		libc6-dev
+
+.PHONY: all module tools unit check run demo deps vm-shell checkpatch \
+	sparse install clean ksrc
+
+all: module tools
+
+module:
+	@test -n "$(KDIR)" || { echo "no kernel headers: run 'make deps'"; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+tools: $(NET_TOOLS)
+
+selftests/net/mpdt_msg: selftests/net/mpdt_msg.c $(UAPI)/linux/mpdt.h
+	$(CC) $(CFLAGS_TOOLS) -o $@ $< -lm
+
+# kselftest_harness.h and checkpatch.pl come from Debian's linux-source
+# package, extracted here at build time and never committed.
+$(KSRC)/.stamp: $(KSRC_TAR)
+	@test -n "$(KSRC_TAR)" || { echo "linux-source missing: run 'make deps'"; exit 1; }
+	mkdir -p $(KSRC)
+	tar -xf $(KSRC_TAR) -C $(KSRC) --strip-components=1 --wildcards \
+		'*/tools/testing/selftests/kselftest_harness.h' \
+		'*/tools/testing/selftests/kselftest.h' \
+		'*/scripts/checkpatch.pl' '*/scripts/spelling.txt' \
+		'*/scripts/const_structs.checkpatch'
+	touch $@
+
+ksrc: $(KSRC)/.stamp
+
+$(BUILD)/unit/%: selftests/unit/%.c $(CORE_SRCS) $(wildcard $(CORE_DIR)/*.h) \
+		selftests/unit/unit.h $(KSRC)/.stamp
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_TOOLS) $(SAN) -I$(CORE_DIR) -Iselftests/unit \
+		-I$(KSRC)/tools/testing/selftests -o $@ $< $(CORE_SRCS)
+
+# Unit tests of the pure core: userspace, ASan + UBSan, seconds.
+unit: $(UNIT_BINS)
+	tools/testing/check.sh --unit-only
+
+deps:
+	@missing=; for p in $(DEPS_PKGS); do \
+		dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		apt-get update && DEBIAN_FRONTEND=noninteractive \
+			apt-get install -y $$missing; \
+	fi
+
+# Every test: unit tests, then all kselftests in one VM boot.
+check: deps
+	$(MAKE) all $(UNIT_BINS)
+	MPDT_VM_KVER=$(KVER) tools/testing/check.sh
+
+# The demo: two network namespaces exchange messages in a VM.
+run demo: deps
+	$(MAKE) all
+	tools/testing/vm/run.sh -k $(KVER) -t 1200 -- tools/demo.sh
+
+vm-shell: all
+	tools/testing/vm/run.sh -k $(KVER) -i
+
+checkpatch: $(KSRC)/.stamp
+	$(KSRC)/scripts/checkpatch.pl --strict --no-tree --terse \
+		--ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES \
+		-f $$(git ls-files '*.c' '*.h')
+
+sparse:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 modules
+
+install: all
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || true
+	rm -rf $(BUILD) $(NET_TOOLS)
