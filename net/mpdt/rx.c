@@ -147,7 +147,8 @@ static void send_nack(struct mpdt_conn *c, const struct mpdt_pkt *pkt,
 
 /* Place a new packet; returns the NACK code to answer with, or 0. */
 static u8 rx_accept(struct mpdt_conn *c, const struct mpdt_pkt *pkt,
-		    const struct sk_buff *skb, u32 skb_off, bool ce)
+		    const struct sk_buff *skb, u32 skb_off,
+		    struct mpdt_rx_arrival *a)
 {
 	const struct mpdt_data *d = &pkt->data;
 	struct mpdt_net *mn = c->msk->mn;
@@ -172,7 +173,7 @@ static u8 rx_accept(struct mpdt_conn *c, const struct mpdt_pkt *pkt,
 		return MPDT_NACK_NO_BUFFER;
 	}
 	m->rcvd += d->payload_len;
-	mpdt_rx_mark(&c->rx, d->psn, d->payload_len, ce);
+	a->filled_hole = mpdt_rx_mark(&c->rx, d->psn, d->payload_len, a->ce);
 	if (m->rcvd == m->len)
 		rxmsg_deliver(c, m);
 	return 0;
@@ -205,8 +206,7 @@ void mpdt_rx_on_data(struct mpdt_conn *c, const struct mpdt_pkt *pkt,
 	if (a.verdict == MPDT_RX_DUPLICATE) {
 		mpdt_stat_inc(c->msk->mn, MPDT_STAT_RX_DUP_DATA);
 	} else {
-		a.was_epsn = d->psn == c->rx.epsn;
-		nack = rx_accept(c, pkt, skb, skb_off, ce);
+		nack = rx_accept(c, pkt, skb, skb_off, &a);
 		if (nack) {
 			send_nack(c, pkt, nack, ce);
 			return;

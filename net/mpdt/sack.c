@@ -53,9 +53,17 @@ static void advance_epsn(struct mpdt_rx *rx)
 	}
 }
 
+/*
+ * §3.3.1 trigger (2) is "a packet with the current EPSN is received".  Read
+ * literally, an in-order stream would get one SACK per packet and nothing
+ * would coalesce; what the sender needs to hear at once is that the hole
+ * it is waiting on is filled, so the trigger fires when the EPSN packet
+ * arrives while later packets are already held.
+ */
 bool mpdt_rx_mark(struct mpdt_rx *rx, u32 psn, u32 bytes, bool ce)
 {
 	bool was_epsn = psn == rx->epsn;
+	bool filled_hole = was_epsn && rx->ooo_count;
 
 	if (!rx->lpsn_valid || psn_before(psn, rx->lpsn)) {
 		rx->lpsn = psn;
@@ -72,7 +80,7 @@ bool mpdt_rx_mark(struct mpdt_rx *rx, u32 psn, u32 bytes, bool ce)
 		ring_assign(rx, psn, true);
 		rx->ooo_count++;
 	}
-	return was_epsn;
+	return filled_hole;
 }
 
 bool mpdt_rx_ack_due(const struct mpdt_rx *rx,
@@ -86,7 +94,7 @@ bool mpdt_rx_ack_due(const struct mpdt_rx *rx,
 		return true;
 	if (a->ce && pol->on_ce)
 		return true;
-	if (a->was_epsn && pol->on_epsn)
+	if (a->filled_hole && pol->on_epsn)
 		return true;
 	return rx->bytes_since_sack >= pol->coalesce_bytes;
 }

@@ -33,14 +33,14 @@ enum mpdt_rx_verdict {
 /* SACK triggers, each one configurable (§3.3.1 and the CE fast path). */
 struct mpdt_ack_policy {
 	u32 coalesce_bytes;	/* (1) enough bytes received */
-	bool on_epsn;		/* (2) the EPSN packet arrived */
+	bool on_epsn;		/* (2) the EPSN packet closed a gap */
 	bool on_ce;		/* CE mark: tell the sender at once */
 };
 
 /* What one arriving DATA packet was, for the trigger decision. */
 struct mpdt_rx_arrival {
 	enum mpdt_rx_verdict verdict;
-	bool was_epsn;		/* filled the EPSN hole */
+	bool filled_hole;	/* EPSN arrived while later PSNs waited */
 	bool ce;		/* outer IP header carried CE */
 	bool ack_request;	/* sender set MPDT_F_AR */
 	bool retransmission;	/* sender set MPDT_F_RETX */
@@ -48,7 +48,7 @@ struct mpdt_rx_arrival {
 
 void mpdt_rx_init(struct mpdt_rx *rx, u64 *bits, u32 window);
 enum mpdt_rx_verdict mpdt_rx_check(const struct mpdt_rx *rx, u32 psn);
-/* Record a NEW psn carrying @bytes of payload; returns true if it was EPSN. */
+/* Record a NEW psn carrying @bytes; true if it was EPSN and closed a gap. */
 bool mpdt_rx_mark(struct mpdt_rx *rx, u32 psn, u32 bytes, bool ce);
 bool mpdt_rx_ack_due(const struct mpdt_rx *rx,
 		     const struct mpdt_ack_policy *pol,

@@ -69,9 +69,13 @@ static bool cwnd_allows(const struct mpdt_conn *c, u32 len)
 	return !inflight || inflight + len <= c->cc.cwnd;
 }
 
-static bool cwnd_full_after(const struct mpdt_conn *c, u32 len)
+/* With a window below two coalescing thresholds the receiver might never
+ * reach one: the last packet that fits asks for the SACK itself.
+ */
+static bool window_starves_acks(const struct mpdt_conn *c, u32 len)
 {
-	return mpdt_sb_inflight(&c->sb) + len >= c->cc.cwnd;
+	return c->cc.cwnd < 2 * c->msk->mn->params.ack_bytes &&
+	       mpdt_sb_inflight(&c->sb) + len >= c->cc.cwnd;
 }
 
 static bool resend_one(struct mpdt_conn *c, u64 now)
@@ -107,10 +111,10 @@ static bool send_new(struct mpdt_conn *c, u64 now)
 	if (++m->sent == m->npkts)
 		c->tx_next = list_is_last(&m->node, &c->tx_msgs) ? NULL :
 			     list_next_entry(m, node);
-	/* Ask for a SACK at the end of a burst instead of waiting for the
-	 * coalescing threshold or a probe.
+	/* Ask for a SACK when nothing more is queued instead of waiting for
+	 * the coalescing threshold or a probe.
 	 */
-	if (!c->tx_next || cwnd_full_after(c, len))
+	if (!c->tx_next || window_starves_acks(c, len))
 		flags |= MPDT_F_AR;
 	mpdt_send_data(c, psn, flags);
 	return true;
@@ -274,6 +278,12 @@ static u64 earliest(u64 a, u64 b)
 	return b && b < a ? b : a;
 }
 
+/*
+ * Deadlines mostly move later (every SACK pushes the probe and RTO out), and
+ * reprogramming the clock event device on every SACK is costly.  So a timer
+ * already set to fire no later than needed is left alone: it fires early,
+ * finds nothing due, and is set again.
+ */
 void mpdt_conn_arm_timer(struct mpdt_conn *c)
 {
 	const struct mpdt_params *p = &c->msk->mn->params;
@@ -288,11 +298,12 @@ void mpdt_conn_arm_timer(struct mpdt_conn *c)
 		    (c->tx_next || c->sb.lost_pending))
 			when = earliest(when, c->pause_until);
 	}
-	if (when)
-		hrtimer_start(&c->timer, ns_to_ktime(when),
-			      HRTIMER_MODE_ABS_SOFT);
-	else
-		hrtimer_try_to_cancel(&c->timer);
+	if (!when)
+		return;
+	if (hrtimer_is_queued(&c->timer) &&
+	    ktime_to_ns(hrtimer_get_expires(&c->timer)) <= when)
+		return;
+	hrtimer_start(&c->timer, ns_to_ktime(when), HRTIMER_MODE_ABS_SOFT);
 }
 
 enum hrtimer_restart mpdt_conn_timer(struct hrtimer *t)
