@@ -59,7 +59,7 @@ struct mpdt_conn *mpdt_conn_create(struct mpdt_sock *msk,
 		mpdt_stat_inc(msk->mn, MPDT_STAT_DROP_CONN_LIMIT);
 		return NULL;
 	}
-	c = kzalloc(sizeof(*c), gfp);
+	c = kmem_cache_zalloc(mpdt_conn_cache, gfp);
 	if (!c)
 		return NULL;
 	c->rx_bits = kzalloc(window / 8, gfp);
@@ -72,7 +72,7 @@ struct mpdt_conn *mpdt_conn_create(struct mpdt_sock *msk,
 		kfree(c->lb.priv);
 		kfree(c->cc.priv);
 		kfree(c->rx_bits);
-		kfree(c);
+		kmem_cache_free(mpdt_conn_cache, c);
 		return NULL;
 	}
 	c->msk = msk;
@@ -172,7 +172,7 @@ void mpdt_txmsg_free(struct mpdt_sock *msk, struct mpdt_txmsg *m)
 {
 	sk_wmem_queued_add(&msk->inet.sk, -(int)m->len);
 	kvfree(m->data);
-	kfree(m);
+	kmem_cache_free(mpdt_txmsg_cache, m);
 }
 
 void mpdt_rxmsg_free(struct mpdt_sock *msk, struct mpdt_rxmsg *m)
@@ -184,7 +184,7 @@ void mpdt_rxmsg_free(struct mpdt_sock *msk, struct mpdt_rxmsg *m)
 			__free_page(m->pages[i]);
 	atomic_sub(m->charged, &msk->inet.sk.sk_rmem_alloc);
 	kfree(m->pages);
-	kfree(m);
+	kmem_cache_free(mpdt_rxmsg_cache, m);
 }
 
 static void purge_tx(struct mpdt_conn *c)
@@ -238,7 +238,7 @@ void mpdt_conn_destroy(struct mpdt_conn *c)
 	kfree(c->rx_bits);
 	kfree(c->lb.priv);
 	kfree(c->cc.priv);
-	kfree(c);
+	kmem_cache_free(mpdt_conn_cache, c);
 }
 
 void mpdt_conn_fill_info(struct mpdt_conn *c, struct mpdt_info *info)

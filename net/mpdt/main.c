@@ -77,6 +77,34 @@ static int mpdt_params_check(const struct mpdt_params *p)
 	return 0;
 }
 
+struct kmem_cache *mpdt_conn_cache __read_mostly;
+struct kmem_cache *mpdt_txmsg_cache __read_mostly;
+struct kmem_cache *mpdt_rxmsg_cache __read_mostly;
+
+static void mpdt_caches_destroy(void)
+{
+	kmem_cache_destroy(mpdt_rxmsg_cache);
+	kmem_cache_destroy(mpdt_txmsg_cache);
+	kmem_cache_destroy(mpdt_conn_cache);
+}
+
+static int mpdt_caches_create(void)
+{
+	mpdt_conn_cache = kmem_cache_create("mpdt_conn",
+					    sizeof(struct mpdt_conn), 0, 0,
+					    NULL);
+	mpdt_txmsg_cache = kmem_cache_create("mpdt_txmsg",
+					     sizeof(struct mpdt_txmsg), 0, 0,
+					     NULL);
+	mpdt_rxmsg_cache = kmem_cache_create("mpdt_rxmsg",
+					     sizeof(struct mpdt_rxmsg), 0, 0,
+					     NULL);
+	if (mpdt_conn_cache && mpdt_txmsg_cache && mpdt_rxmsg_cache)
+		return 0;
+	mpdt_caches_destroy();
+	return -ENOMEM;
+}
+
 static struct inet_protosw mpdt_protosw = {
 	.type		= SOCK_DGRAM,
 	.protocol	= IPPROTO_MPDT,
@@ -95,9 +123,12 @@ static int __init mpdt_init(void)
 		pr_err("mpdt: invalid module parameters\n");
 		return err;
 	}
-	err = proto_register(&mpdt_prot, 1);
+	err = mpdt_caches_create();
 	if (err)
 		return err;
+	err = proto_register(&mpdt_prot, 1);
+	if (err)
+		goto err_caches;
 	err = mpdt_net_register();
 	if (err)
 		goto err_proto;
@@ -106,6 +137,8 @@ static int __init mpdt_init(void)
 
 err_proto:
 	proto_unregister(&mpdt_prot);
+err_caches:
+	mpdt_caches_destroy();
 	return err;
 }
 
@@ -116,6 +149,7 @@ static void __exit mpdt_exit(void)
 	/* Sockets are freed after an RCU grace period (SOCK_RCU_FREE). */
 	rcu_barrier();
 	proto_unregister(&mpdt_prot);
+	mpdt_caches_destroy();
 }
 
 module_init(mpdt_init);

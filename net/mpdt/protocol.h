@@ -139,6 +139,11 @@ struct mpdt_conn {
 	u32 msgs_inflight;
 };
 
+/* main.c: dedicated caches make a leak loud at rmmod */
+extern struct kmem_cache *mpdt_conn_cache;
+extern struct kmem_cache *mpdt_txmsg_cache;
+extern struct kmem_cache *mpdt_rxmsg_cache;
+
 /* netns.c */
 struct mpdt_net *mpdt_net(const struct net *net);
 int mpdt_net_tunnel_get(struct mpdt_net *mn);

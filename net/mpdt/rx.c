@@ -50,7 +50,7 @@ static struct mpdt_rxmsg *rxmsg_get(struct mpdt_conn *c,
 
 	if (m)
 		return m->len == d->msg_len ? m : ERR_PTR(-EPROTO);
-	m = kzalloc(sizeof(*m), GFP_ATOMIC);
+	m = kmem_cache_zalloc(mpdt_rxmsg_cache, GFP_ATOMIC);
 	if (!m)
 		return ERR_PTR(-ENOBUFS);
 	m->npages = DIV_ROUND_UP(d->msg_len, PAGE_SIZE);
@@ -58,7 +58,7 @@ static struct mpdt_rxmsg *rxmsg_get(struct mpdt_conn *c,
 		m->pages = kcalloc(m->npages, sizeof(*m->pages),
 				   GFP_ATOMIC | __GFP_NOWARN);
 		if (!m->pages) {
-			kfree(m);
+			kmem_cache_free(mpdt_rxmsg_cache, m);
 			return ERR_PTR(-ENOBUFS);
 		}
 	}

@@ -214,7 +214,7 @@ static bool has_room(struct sock *sk, size_t len)
 static struct mpdt_txmsg *txmsg_alloc(struct msghdr *msg, size_t len,
 				      u32 mss)
 {
-	struct mpdt_txmsg *m = kzalloc(sizeof(*m), GFP_KERNEL);
+	struct mpdt_txmsg *m = kmem_cache_zalloc(mpdt_txmsg_cache, GFP_KERNEL);
 
 	if (!m)
 		return NULL;
@@ -224,7 +224,7 @@ static struct mpdt_txmsg *txmsg_alloc(struct msghdr *msg, size_t len,
 	m->data = kvmalloc(max_t(size_t, len, 1), GFP_KERNEL);
 	if (!m->data || copy_from_iter(m->data, len, &msg->msg_iter) != len) {
 		kvfree(m->data);
-		kfree(m);
+		kmem_cache_free(mpdt_txmsg_cache, m);
 		return NULL;
 	}
 	return m;
@@ -277,7 +277,7 @@ static int mpdt_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	err = mpdt_conn_send(msk, &peer, m);
 	if (err) {
 		kvfree(m->data);
-		kfree(m);
+		kmem_cache_free(mpdt_txmsg_cache, m);
 		return err;
 	}
 	return len;
