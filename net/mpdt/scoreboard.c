@@ -146,6 +146,9 @@ static bool sack_is_sane(const struct mpdt_sb *sb, const struct mpdt_sack *s)
 	/* EPSN may lag (reordered SACKs) but never pass what we sent. */
 	if (psn_after(s->epsn, sb->nxt))
 		return false;
+	/* Unique bytes received cannot exceed every byte transmitted. */
+	if (s->recv_bytes > sb->bytes_sent)
+		return false;
 	if (!s->bitmap)
 		return true;
 	if (psn_before(s->sack_base, s->epsn))
@@ -274,6 +277,8 @@ u32 mpdt_sb_on_rto(struct mpdt_sb *sb, u64 now)
 
 	sb->rto_backoff++;
 	sb->rto_start_ns = now;
+	/* The retransmissions probe the path: no probe on their heels. */
+	sb->last_sack_ns = now;
 	sb->in_recovery = false;
 	sb->probe_out = false;
 	return n;

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * RTT estimator (net/mpdt/rtt.c): RFC 6298 smoothing with gains 1/8 and
+ * 1/4, the minimum RTT (STrack Algo 1 keeps the lowest sample as base
+ * RTT), implausible samples rejected, and the clamped RTO.
+ */
+#include "unit.h"
+#include "kselftest_harness.h"
+
+#define RTO_MIN		UNIT_US(200)
+#define RTO_MAX		UNIT_MS(100)
+#define NOW		UNIT_SEC(100)
+
+static bool sample(struct mpdt_rtt *r, u64 rtt)
+{
+	return mpdt_rtt_sample(r, NOW - rtt, NOW);
+}
+
+TEST(no_samples_means_rto_min)
+{
+	struct mpdt_rtt r;
+
+	mpdt_rtt_init(&r);
+	EXPECT_EQ(0ULL, r.samples);
+	EXPECT_EQ(RTO_MIN, mpdt_rtt_rto(&r, RTO_MIN, RTO_MAX));
+}
+
+/* RFC 6298 2.2: SRTT = R, RTTVAR = R/2. */
+TEST(first_sample_sets_srtt_rttvar_and_min)
+{
+	struct mpdt_rtt r;
+
+	mpdt_rtt_init(&r);
+	ASSERT_TRUE(sample(&r, UNIT_US(100)));
+	EXPECT_EQ(UNIT_US(100), r.srtt);
+	EXPECT_EQ(UNIT_US(50), r.rttvar);
+	EXPECT_EQ(UNIT_US(100), r.min_rtt);
+	EXPECT_EQ(UNIT_US(100), r.latest);
+	EXPECT_EQ(1ULL, r.samples);
+	/* 100 + 4 * 50 us */
+	EXPECT_EQ(UNIT_US(300), mpdt_rtt_rto(&r, RTO_MIN, RTO_MAX));
+}
+
+/* RFC 6298 2.3: RTTVAR = 3/4 RTTVAR + 1/4 |SRTT - R| (old SRTT), then
+ * SRTT = 7/8 SRTT + 1/8 R.  Values worked out by hand, in ns.
+ */
+TEST(later_samples_follow_rfc6298)
+{
+	struct mpdt_rtt r;
+
+	mpdt_rtt_init(&r);
+	ASSERT_TRUE(sample(&r, 100000));
+	ASSERT_TRUE(sample(&r, 200000));
+	/* rttvar = 50000 - 12500 + 100000 / 4 */
+	EXPECT_EQ(62500ULL, r.rttvar);
+	/* srtt = 100000 - 12500 + 200000 / 8 */
+	EXPECT_EQ(112500ULL, r.srtt);
+	EXPECT_EQ(100000ULL, r.min_rtt);
+	EXPECT_EQ(200000ULL, r.latest);
+
+	ASSERT_TRUE(sample(&r, 80000));
+	/* rttvar = 62500 - 15625 + |112500 - 80000| / 4 */
+	EXPECT_EQ(55000ULL, r.rttvar);
+	/* srtt = 112500 - 14062 + 10000 */
+	EXPECT_EQ(108438ULL, r.srtt);
+	EXPECT_EQ(80000ULL, r.min_rtt);
+	EXPECT_EQ(3ULL, r.samples);
+	/* 108438 + 4 * 55000 */
+	EXPECT_EQ(328438ULL, mpdt_rtt_rto(&r, RTO_MIN, RTO_MAX));
+}
+
+TEST(constant_rtt_converges_and_variance_decays)
+{
+	struct mpdt_rtt r;
+	int i;
+
+	mpdt_rtt_init(&r);
+	for (i = 0; i < 200; i++)
+		sample(&r, UNIT_US(40));
+	EXPECT_EQ(UNIT_US(40), r.srtt);
+	EXPECT_GT(UNIT_US(1), r.rttvar);
+	EXPECT_EQ(UNIT_US(40), r.min_rtt);
+}
+
+TEST(echo_from_the_future_is_rejected)
+{
+	struct mpdt_rtt r, before;
+
+	mpdt_rtt_init(&r);
+	sample(&r, UNIT_US(100));
+	memcpy(&before, &r, sizeof(r));
+	EXPECT_FALSE(mpdt_rtt_sample(&r, NOW + 1, NOW));
+	EXPECT_FALSE(mpdt_rtt_sample(&r, ~0ULL, NOW));
+	EXPECT_EQ(0, memcmp(&before, &r, sizeof(r)));
+}
+
+TEST(echo_older_than_60s_is_rejected)
+{
+	struct mpdt_rtt r, before;
+
+	mpdt_rtt_init(&r);
+	sample(&r, UNIT_US(100));
+	memcpy(&before, &r, sizeof(r));
+	EXPECT_FALSE(mpdt_rtt_sample(&r, NOW - MPDT_RTT_SAMPLE_MAX - 1, NOW));
+	EXPECT_FALSE(mpdt_rtt_sample(&r, 0, NOW));
+	EXPECT_EQ(0, memcmp(&before, &r, sizeof(r)));
+	/* Exactly 60 s is still a (very slow) sample. */
+	EXPECT_TRUE(mpdt_rtt_sample(&r, NOW - MPDT_RTT_SAMPLE_MAX, NOW));
+	EXPECT_EQ(MPDT_RTT_SAMPLE_MAX, r.latest);
+}
+
+TEST(zero_rtt_sample_is_accepted)
+{
+	struct mpdt_rtt r;
+
+	mpdt_rtt_init(&r);
+	EXPECT_TRUE(mpdt_rtt_sample(&r, NOW, NOW));
+	EXPECT_EQ(0ULL, r.srtt);
+	EXPECT_EQ(0ULL, r.min_rtt);
+	EXPECT_EQ(RTO_MIN, mpdt_rtt_rto(&r, RTO_MIN, RTO_MAX));
+}
+
+TEST(rto_is_clamped_to_min_and_max)
+{
+	struct mpdt_rtt r;
+
+	mpdt_rtt_init(&r);
+	sample(&r, UNIT_US(10));	/* 10 + 4 * 5 = 30 us < min */
+	EXPECT_EQ(RTO_MIN, mpdt_rtt_rto(&r, RTO_MIN, RTO_MAX));
+	mpdt_rtt_init(&r);
+	sample(&r, UNIT_MS(50));	/* 50 + 4 * 25 = 150 ms > max */
+	EXPECT_EQ(RTO_MAX, mpdt_rtt_rto(&r, RTO_MIN, RTO_MAX));
+	EXPECT_EQ(UNIT_MS(150), mpdt_rtt_rto(&r, RTO_MIN, UNIT_SEC(1)));
+}
+
+TEST_HARNESS_MAIN

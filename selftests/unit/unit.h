@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared helpers for the userspace unit tests of the MPDT pure core
+ * (net/mpdt/{wire,sack,scoreboard,rtt,lb_*,cc_*}.c).
+ *
+ * Include this before "kselftest_harness.h": the core's core.h defines
+ * ARRAY_SIZE unconditionally, the harness only if it is not yet defined.
+ *
+ * Nothing here asserts: helpers return values and the tests check them,
+ * so a failure always points at a line of the test itself.
+ */
+#ifndef _MPDT_UNIT_H
+#define _MPDT_UNIT_H
+
+/*
+ * The harness compares with the declared types of both sides, so
+ * EXPECT_EQ(MPDT_WIRE_OK, decode()) compares an int constant with an
+ * unsigned enum.  Every such comparison here is between small constants
+ * and values of the same meaning; the warning only adds casts.
+ */
+#pragma GCC diagnostic ignored "-Wsign-compare"
+
+#include <stdlib.h>
+
+#include "core.h"
+#include "wire.h"
+#include "sack.h"
+#include "scoreboard.h"
+#include "rtt.h"
+#include "params.h"
+#include "lb.h"
+#include "cc.h"
+
+/* Simulated time: every core function takes "now" in ns. */
+#define UNIT_US(x)	((u64)(x) * 1000ULL)
+#define UNIT_MS(x)	((u64)(x) * 1000ULL * 1000ULL)
+#define UNIT_SEC(x)	((u64)(x) * 1000ULL * 1000ULL * 1000ULL)
+
+struct unit_clock {
+	u64 now;
+};
+
+static inline u64 unit_clock_advance(struct unit_clock *c, u64 ns)
+{
+	c->now += ns;
+	return c->now;
+}
+
+/* Deterministic PRNG (splitmix64): tests are reproducible from a seed. */
+struct unit_rng {
+	u64 state;
+};
+
+static inline u64 unit_rand(struct unit_rng *r)
+{
+	u64 z = (r->state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* Uniform enough in [0, n) for tests; n > 0. */
+static inline u32 unit_rand_below(struct unit_rng *r, u32 n)
+{
+	return (u32)((unit_rand(r) >> 32) * n >> 32);
+}
+
+/* Ports and nonce every builder uses; any non-zero values would do. */
+#define UNIT_SPORT	0x1234
+#define UNIT_DPORT	0xabcd
+#define UNIT_NONCE	0xdeadbeef
+
+static inline struct mpdt_pkt unit_pkt(u8 type, u16 flags)
+{
+	struct mpdt_pkt pkt;
+
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.hdr.version = MPDT_VERSION;
+	pkt.hdr.type = type;
+	pkt.hdr.flags = flags;
+	pkt.hdr.src_port = UNIT_SPORT;
+	pkt.hdr.dst_port = UNIT_DPORT;
+	pkt.hdr.nonce = UNIT_NONCE;
+	pkt.hdr.ev = 17;
+	return pkt;
+}
+
+static inline struct mpdt_pkt unit_data(u32 psn, u32 offset, u32 msg_len,
+					u16 payload_len, u16 flags)
+{
+	struct mpdt_pkt pkt = unit_pkt(MPDT_T_DATA, flags);
+
+	pkt.data.psn = psn;
+	pkt.data.msg_id = 42;
+	pkt.data.offset = offset;
+	pkt.data.msg_len = msg_len;
+	pkt.data.ts = 0x0102030405060708ULL;
+	pkt.data.payload_len = payload_len;
+	return pkt;
+}
+
+static inline struct mpdt_pkt unit_sack_pkt(const struct mpdt_sack *s,
+					    u16 flags)
+{
+	struct mpdt_pkt pkt = unit_pkt(MPDT_T_SACK, flags);
+
+	pkt.sack = *s;
+	return pkt;
+}
+
+static inline struct mpdt_pkt unit_nack_pkt(u32 psn, u8 code, u32 epsn)
+{
+	struct mpdt_pkt pkt = unit_pkt(MPDT_T_NACK, 0);
+
+	pkt.nack.psn = psn;
+	pkt.nack.code = code;
+	pkt.nack.epsn = epsn;
+	pkt.nack.echo_ts = 0x1122334455667788ULL;
+	return pkt;
+}
+
+static inline struct mpdt_pkt unit_probe_pkt(u32 sack_base)
+{
+	struct mpdt_pkt pkt = unit_pkt(MPDT_T_PROBE, 0);
+
+	pkt.probe.sack_base = sack_base;
+	pkt.probe.ts = 0x8877665544332211ULL;
+	return pkt;
+}
+
+/* Byte @i of a DATA payload, so a test can tell payload from header. */
+static inline u8 unit_payload_byte(u32 i)
+{
+	return (u8)(i * 7 + 3);
+}
+
+/*
+ * Encode @pkt's header into @buf followed by @payload bytes of payload
+ * (DATA only; @buf must hold MPDT_MAX_HLEN + @payload).  Returns the
+ * total length, the UDP payload length a real packet would have.
+ */
+static inline u32 unit_encode(const struct mpdt_pkt *pkt, u8 *buf,
+			      u32 payload)
+{
+	u32 hlen = mpdt_wire_encode(pkt, buf);
+	u32 i;
+
+	for (i = 0; i < payload; i++)
+		buf[hlen + i] = unit_payload_byte(i);
+	return hlen + payload;
+}
+
+/*
+ * Decode from a heap copy of exactly @len bytes, so that AddressSanitizer
+ * catches any read past the end of the packet.
+ */
+static inline enum mpdt_wire_err unit_decode(const u8 *buf, u32 len,
+					     struct mpdt_pkt *pkt)
+{
+	enum mpdt_wire_err err;
+	u8 *copy = malloc(len ? len : 1);
+
+	if (!copy)
+		abort();
+	memcpy(copy, buf, len);
+	memset(pkt, 0xa5, sizeof(*pkt));
+	err = mpdt_wire_decode(copy, len, pkt);
+	free(copy);
+	return err;
+}
+
+/* Encode @pkt with @payload payload bytes and decode it again. */
+static inline enum mpdt_wire_err unit_roundtrip(const struct mpdt_pkt *pkt,
+						u32 payload,
+						struct mpdt_pkt *out)
+{
+	u8 *buf = malloc(MPDT_MAX_HLEN + payload);
+	enum mpdt_wire_err err;
+
+	if (!buf)
+		abort();
+	err = unit_decode(buf, unit_encode(pkt, buf, payload), out);
+	free(buf);
+	return err;
+}
+
+/*
+ * One DATA arrival at the receiver, the way the glue (rx.c) handles it:
+ * check the PSN, record it if new, then ask whether a SACK is due.  An
+ * out-of-window packet is dropped without a SACK.  Returns "SACK due".
+ */
+static inline bool unit_rx_arrive(struct mpdt_rx *rx,
+				  const struct mpdt_ack_policy *pol, u32 psn,
+				  u32 bytes, u16 flags, bool ce,
+				  enum mpdt_rx_verdict *verdict)
+{
+	struct mpdt_rx_arrival a = {
+		.ce = ce,
+		.ack_request = flags & MPDT_F_AR,
+		.retransmission = flags & MPDT_F_RETX,
+	};
+
+	a.verdict = mpdt_rx_check(rx, psn);
+	if (verdict)
+		*verdict = a.verdict;
+	if (a.verdict == MPDT_RX_OUT_OF_WINDOW)
+		return false;
+	if (a.verdict == MPDT_RX_NEW)
+		a.filled_hole = mpdt_rx_mark(rx, psn, bytes, ce);
+	return mpdt_rx_ack_due(rx, pol, &a);
+}
+
+static inline struct mpdt_sack unit_sack(u32 epsn, u32 base, u64 bitmap,
+					 u64 recv_bytes, u32 ooo)
+{
+	struct mpdt_sack s;
+
+	memset(&s, 0, sizeof(s));
+	s.epsn = epsn;
+	s.sack_base = base;
+	s.bitmap = bitmap;
+	s.recv_bytes = recv_bytes;
+	s.ooo_count = ooo;
+	return s;
+}
+
+/* Counts what the scoreboard reports acknowledged through its callback. */
+struct unit_acked {
+	u32 calls;
+	u64 bytes;
+};
+
+static inline void unit_acked_fn(void *ctx, struct mpdt_sb_pkt *pkt)
+{
+	struct unit_acked *a = ctx;
+
+	a->calls++;
+	a->bytes += pkt->len;
+}
+
+/* Scoreboard states of [from, to) as a string "IALA..." for messages. */
+static inline const char *unit_sb_states(const struct mpdt_sb *sb, u32 from,
+					 u32 to, char *buf, size_t size)
+{
+	size_t n = 0;
+	u32 p;
+
+	for (p = from; p != to && n + 1 < size; p++) {
+		u8 st = mpdt_sb_at(sb, p)->state;
+
+		buf[n++] = st == MPDT_SB_INFLIGHT ? 'I' :
+			   st == MPDT_SB_ACKED ? 'A' :
+			   st == MPDT_SB_LOST ? 'L' : '?';
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+#endif /* _MPDT_UNIT_H */
