@@ -60,8 +60,10 @@ struct mpdt_conn *mpdt_conn_create(struct mpdt_sock *msk,
 		return NULL;
 	}
 	c = kmem_cache_zalloc(mpdt_conn_cache, gfp);
-	if (!c)
+	if (!c) {
+		mpdt_stat_inc(msk->mn, MPDT_STAT_DROP_NO_BUFFER);
 		return NULL;
+	}
 	c->rx_bits = kzalloc(window / 8, gfp);
 	c->lb.ops = &mpdt_lb_single;
 	c->cc.ops = &mpdt_cc_fixed;
@@ -73,6 +75,7 @@ struct mpdt_conn *mpdt_conn_create(struct mpdt_sock *msk,
 		kfree(c->cc.priv);
 		kfree(c->rx_bits);
 		kmem_cache_free(mpdt_conn_cache, c);
+		mpdt_stat_inc(msk->mn, MPDT_STAT_DROP_NO_BUFFER);
 		return NULL;
 	}
 	c->msk = msk;

@@ -37,12 +37,14 @@ static void dispatch(struct mpdt_sock *msk, const struct mpdt_pkt *pkt,
 
 	r->from.port = htons(pkt->hdr.src_port);
 	c = mpdt_conn_find(msk, &r->from);
-	/* Only a sender may open a connection. */
-	if (!c && (type == MPDT_T_DATA || type == MPDT_T_PROBE))
-		c = mpdt_conn_create(msk, &r->from, GFP_ATOMIC);
 	if (!c) {
-		mpdt_stat_inc(mn, MPDT_STAT_DROP_NO_CONN);
-		return;
+		/* Only a sender opens a connection; SACKs need one. */
+		if (type == MPDT_T_DATA || type == MPDT_T_PROBE)
+			c = mpdt_conn_create(msk, &r->from, GFP_ATOMIC);
+		else
+			mpdt_stat_inc(mn, MPDT_STAT_DROP_NO_CONN);
+		if (!c)
+			return;
 	}
 	switch (type) {
 	case MPDT_T_DATA:
@@ -75,11 +77,12 @@ static void mpdt_rcv(struct mpdt_net *mn, struct sk_buff *skb)
 	struct mpdt_pkt pkt;
 
 	mpdt_stat_inc(mn, MPDT_STAT_RX_PKTS);
-	mpdt_stat_add(mn, MPDT_STAT_RX_BYTES, skb->len);
 	if (!outer_headers(skb, &r) || skb->len < sizeof(struct udphdr)) {
 		mpdt_stat_inc(mn, MPDT_STAT_DROP_SHORT);
 		return;
 	}
+	/* Like tx_bytes: MPDT header and payload, not the UDP header. */
+	mpdt_stat_add(mn, MPDT_STAT_RX_BYTES, len);
 	if (skb_copy_bits(skb, sizeof(struct udphdr), hdr,
 			  min_t(u32, len, sizeof(hdr)))) {
 		mpdt_stat_inc(mn, MPDT_STAT_DROP_SHORT);

@@ -28,7 +28,7 @@ struct mpdt_lb_ops {
 	/* A SACK echoed @ev; @ce: it was CE marked. */
 	void (*on_ack)(struct mpdt_lb *lb, u16 ev, bool ce, u64 rtt_ns);
 	void (*on_nack)(struct mpdt_lb *lb, u16 ev, u8 code);
-	/* A packet sent on @ev was declared lost by a timeout or probe. */
+	/* After an RTO: once for each packet then lost, with its @ev. */
 	void (*on_timeout)(struct mpdt_lb *lb, u16 ev);
 };
 

@@ -38,7 +38,7 @@ MODULE_PARM_DESC(base_rtt_us, "Network base RTT in microseconds, for the BDP");
 module_param_named(ack_bytes, mpdt_default_params.ack_bytes, uint, 0444);
 MODULE_PARM_DESC(ack_bytes, "SACK coalescing threshold in bytes");
 module_param_named(ack_on_epsn, mpdt_default_params.ack_on_epsn, uint, 0444);
-MODULE_PARM_DESC(ack_on_epsn, "Send a SACK when the EPSN packet arrives (0/1)");
+MODULE_PARM_DESC(ack_on_epsn, "SACK when the EPSN packet closes a gap (0/1)");
 module_param_named(ack_on_ce, mpdt_default_params.ack_on_ce, uint, 0444);
 MODULE_PARM_DESC(ack_on_ce, "Send a SACK at once on a CE mark (0/1)");
 module_param_named(probe_mult, mpdt_default_params.probe_mult, uint, 0444);
@@ -48,7 +48,7 @@ MODULE_PARM_DESC(rto_min_us, "Minimum retransmission timeout (us)");
 module_param_named(rto_max_us, mpdt_default_params.rto_max_us, uint, 0444);
 MODULE_PARM_DESC(rto_max_us, "Maximum retransmission timeout (us)");
 module_param_named(max_retries, mpdt_default_params.max_retries, uint, 0444);
-MODULE_PARM_DESC(max_retries, "Consecutive timeouts before the peer is failed");
+MODULE_PARM_DESC(max_retries, "Consecutive timeouts retried; one more fails the peer");
 module_param_named(rx_window, mpdt_default_params.rx_window, uint, 0444);
 MODULE_PARM_DESC(rx_window, "PSNs tracked beyond EPSN (power of two, 64-65536)");
 module_param_named(entropies, mpdt_default_params.entropies, uint, 0444);
@@ -71,7 +71,7 @@ static int mpdt_params_check(const struct mpdt_params *p)
 	if (!is_power_of_2(p->rx_window) || p->rx_window < 64 ||
 	    p->rx_window > 65536)
 		return -EINVAL;
-	if (!p->entropies || p->entropies > 65536 ||
+	if (!p->entropies || !p->entropy_base ||
 	    p->entropy_base + p->entropies > 65536)
 		return -EINVAL;
 	return 0;

@@ -14,12 +14,12 @@ struct mpdt_params {
 	u32 link_mbps;		/* host link speed, for the BDP */
 	u32 base_rtt_us;	/* network-wide base RTT, for the BDP */
 	u32 ack_bytes;		/* SACK coalescing threshold */
-	u32 ack_on_epsn;	/* SACK when the EPSN packet arrives */
+	u32 ack_on_epsn;	/* SACK when the EPSN packet closes a gap */
 	u32 ack_on_ce;		/* SACK at once on a CE mark */
 	u32 probe_mult;		/* probe after this many base RTTs */
 	u32 rto_min_us;
 	u32 rto_max_us;
-	u32 max_retries;	/* consecutive RTOs before the peer is dead */
+	u32 max_retries;	/* consecutive RTOs retried; one more fails */
 	u32 rx_window;		/* PSNs tracked past EPSN (pow2) */
 	u32 entropies;		/* entropy values to spray over */
 	u32 entropy_base;	/* UDP source port of entropy 0 */

@@ -22,7 +22,7 @@ struct mpdt_rtt {
 #define MPDT_RTT_SAMPLE_MAX	(60ULL * 1000 * 1000 * 1000)
 
 void mpdt_rtt_init(struct mpdt_rtt *r);
-/* Feed the timestamp a SACK or NACK echoed; false if it is implausible. */
+/* Feed the timestamp a SACK echoed; false if it is implausible. */
 bool mpdt_rtt_sample(struct mpdt_rtt *r, u64 echo_ts, u64 now);
 u64 mpdt_rtt_rto(const struct mpdt_rtt *r, u64 rto_min, u64 rto_max);
 

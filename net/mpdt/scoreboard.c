@@ -25,11 +25,6 @@ struct mpdt_sb_pkt *mpdt_sb_at(const struct mpdt_sb *sb, u32 psn)
 	return &sb->ring[psn & (sb->window - 1)];
 }
 
-static bool tracked(const struct mpdt_sb *sb, u32 psn)
-{
-	return psn - sb->una < sb->nxt - sb->una;
-}
-
 u64 mpdt_sb_inflight(const struct mpdt_sb *sb)
 {
 	u64 gone = sb->bytes_recvd + sb->bytes_claimed;
@@ -65,7 +60,7 @@ bool mpdt_sb_next_lost(struct mpdt_sb *sb, u32 *psn)
 
 	if (!sb->lost_pending)
 		return false;
-	if (!tracked(sb, sb->lost_scan))
+	if (!mpdt_sb_tracked(sb, sb->lost_scan))
 		sb->lost_scan = sb->una;
 	for (p = sb->lost_scan; p != sb->nxt; p++) {
 		if (mpdt_sb_at(sb, p)->state == MPDT_SB_LOST) {
@@ -100,7 +95,7 @@ static void declare_lost(struct mpdt_sb *sb, u32 psn,
 	sb->bytes_claimed += p->len;
 	sb->lost_pending++;
 	sb->retx[cause]++;
-	if (psn_before(psn, sb->lost_scan) || !tracked(sb, sb->lost_scan))
+	if (psn_before(psn, sb->lost_scan) || !mpdt_sb_tracked(sb, sb->lost_scan))
 		sb->lost_scan = psn;
 }
 
@@ -179,7 +174,7 @@ static void apply_bitmap(struct mpdt_sb *sb, const struct mpdt_sack *s,
 		u32 psn = s->sack_base + i;
 
 		bits &= bits - 1;
-		if (tracked(sb, psn))
+		if (mpdt_sb_tracked(sb, psn))
 			mark_acked(sb, psn, acked, ctx, out);
 		if (psn_after(psn + 1, sb->high_rcvd))
 			sb->high_rcvd = psn + 1;
@@ -257,7 +252,7 @@ enum mpdt_sb_verdict mpdt_sb_on_sack(struct mpdt_sb *sb,
 
 bool mpdt_sb_on_nack(struct mpdt_sb *sb, u32 psn)
 {
-	if (!tracked(sb, psn) || mpdt_sb_at(sb, psn)->state != MPDT_SB_INFLIGHT)
+	if (!mpdt_sb_tracked(sb, psn) || mpdt_sb_at(sb, psn)->state != MPDT_SB_INFLIGHT)
 		return false;
 	declare_lost(sb, psn, MPDT_RETX_NACK);
 	return true;

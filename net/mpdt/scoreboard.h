@@ -98,6 +98,11 @@ enum mpdt_sb_verdict mpdt_sb_on_sack(struct mpdt_sb *sb,
 				     u32 cwnd_pkts, u64 base_rtt_ns, u64 now,
 				     mpdt_sb_acked_fn acked, void *ctx,
 				     struct mpdt_sb_ack *out);
+static inline bool mpdt_sb_tracked(const struct mpdt_sb *sb, u32 psn)
+{
+	return psn - sb->una < sb->nxt - sb->una;
+}
+
 bool mpdt_sb_on_nack(struct mpdt_sb *sb, u32 psn);
 void mpdt_sb_on_probe_sent(struct mpdt_sb *sb, u64 now);
 u32 mpdt_sb_on_rto(struct mpdt_sb *sb, u64 now);

@@ -122,7 +122,9 @@ static int mpdt_connect(struct socket *sock, struct sockaddr *uaddr,
 	int err;
 
 	if (len >= sizeof(sa_family_t) && uaddr->sa_family == AF_UNSPEC) {
+		lock_sock(sock->sk);
 		msk->connected = false;
+		release_sock(sock->sk);
 		return 0;
 	}
 	err = addr_from_user(uaddr, len, &a);
@@ -256,7 +258,8 @@ static int mpdt_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	struct mpdt_addr peer;
 	int err;
 
-	if (msg->msg_flags & ~(MSG_DONTWAIT | MSG_NOSIGNAL))
+	/* sendmmsg() sets MSG_BATCH: every message still goes out alone. */
+	if (msg->msg_flags & ~(MSG_DONTWAIT | MSG_NOSIGNAL | MSG_BATCH))
 		return -EOPNOTSUPP;
 	if (len > min_t(u32, MPDT_MSG_MAX, READ_ONCE(sk->sk_sndbuf)))
 		return -EMSGSIZE;

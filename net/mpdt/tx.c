@@ -209,12 +209,14 @@ void mpdt_tx_on_nack(struct mpdt_conn *c, const struct mpdt_pkt *pkt)
 
 	if (!tx_incarnation_ok(c, pkt->hdr.nonce))
 		return;
-	if (!mpdt_sb_on_nack(&c->sb, n->psn)) {
+	if (!mpdt_sb_tracked(&c->sb, n->psn)) {
 		mpdt_stat_inc(c->msk->mn, MPDT_STAT_DROP_BOGUS_ACK);
 		return;
 	}
 	c->nacks_rcvd++;
-	mpdt_stat_inc(c->msk->mn, MPDT_STAT_RETX_NACK);
+	/* Already lost or acked: only the NO_BUFFER pause still applies. */
+	if (mpdt_sb_on_nack(&c->sb, n->psn))
+		mpdt_stat_inc(c->msk->mn, MPDT_STAT_RETX_NACK);
 	/* A full receiver needs time, not an immediate resend. */
 	if (n->code == MPDT_NACK_NO_BUFFER)
 		c->pause_until = now + mpdt_conn_rto(c);
@@ -259,9 +261,13 @@ static void on_rto(struct mpdt_conn *c, u64 now)
 		c->cc.ops->on_timeout(&c->cc, now);
 }
 
+/* §3.3.2 probes every n base RTTs; after timeouts the probes back off
+ * with the RTO, so a dead peer is not probed thousands of times.
+ */
 static u64 probe_interval(const struct mpdt_conn *c)
 {
-	return c->msk->mn->params.probe_mult * base_rtt_ns(c);
+	return (c->msk->mn->params.probe_mult * base_rtt_ns(c)) <<
+	       min(c->sb.rto_backoff, 10U);
 }
 
 static void send_probe(struct mpdt_conn *c, u64 now)
