@@ -16,7 +16,7 @@ KSRC       := $(BUILD)/ksrc
 UAPI       := include/uapi
 CORE_DIR   := net/mpdt
 CORE_SRCS  := $(addprefix $(CORE_DIR)/,wire.c sack.c scoreboard.c rtt.c \
-		lb_single.c cc_fixed.c)
+		params.c algo.c lb_single.c cc_fixed.c)
 CFLAGS_TOOLS := -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 		-I$(UAPI)
 SAN        := -fsanitize=address,undefined -fno-omit-frame-pointer \

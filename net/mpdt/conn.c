@@ -65,8 +65,8 @@ struct mpdt_conn *mpdt_conn_create(struct mpdt_sock *msk,
 		return NULL;
 	}
 	c->rx_bits = kzalloc(window / 8, gfp);
-	c->lb.ops = &mpdt_lb_single;
-	c->cc.ops = &mpdt_cc_fixed;
+	c->lb.ops = READ_ONCE(msk->mn->lb);
+	c->cc.ops = READ_ONCE(msk->mn->cc);
 	c->lb.priv = algo_priv(c->lb.ops->priv_size, gfp);
 	c->cc.priv = algo_priv(c->cc.ops->priv_size, gfp);
 	if (!c->rx_bits || (c->lb.ops->priv_size && !c->lb.priv) ||
@@ -89,6 +89,7 @@ struct mpdt_conn *mpdt_conn_create(struct mpdt_sock *msk,
 	hash_add(msk->conns, &c->node, addr_hash(peer));
 	msk->nconns++;
 	mpdt_stat_inc(msk->mn, MPDT_STAT_CONN_CREATED);
+	mpdt_netlink_conn_event(c, MPDT_CMD_CONN_CREATED);
 	return c;
 }
 
@@ -225,6 +226,7 @@ void mpdt_conn_fail(struct mpdt_conn *c)
 	c->state = MPDT_CONN_FAILED;
 	purge_tx(c);
 	mpdt_stat_inc(c->msk->mn, MPDT_STAT_CONN_FAILED);
+	mpdt_netlink_conn_event(c, MPDT_CMD_CONN_FAILED);
 	hrtimer_try_to_cancel(&c->timer);
 	WRITE_ONCE(sk->sk_err, ETIMEDOUT);
 	sk_error_report(sk);
@@ -235,6 +237,7 @@ void mpdt_conn_fail(struct mpdt_conn *c)
 void mpdt_conn_destroy(struct mpdt_conn *c)
 {
 	hrtimer_cancel(&c->timer);
+	mpdt_netlink_conn_event(c, MPDT_CMD_CONN_CLOSED);
 	purge_tx(c);
 	mpdt_conn_purge_rx(c);
 	kvfree(c->sb_ring);

@@ -58,23 +58,29 @@ MODULE_PARM_DESC(entropy_base, "UDP source port of entropy value 0");
 module_param_named(fixed_cwnd, mpdt_default_params.fixed_cwnd, uint, 0444);
 MODULE_PARM_DESC(fixed_cwnd, "Window of the fixed CC in bytes (0 = one BDP)");
 
-static int mpdt_params_check(const struct mpdt_params *p)
+static char lb_name[MPDT_ALGO_NAME_MAX] = "single";
+module_param_string(lb, lb_name, sizeof(lb_name), 0444);
+MODULE_PARM_DESC(lb, "Default load balancing policy");
+static char cc_name[MPDT_ALGO_NAME_MAX] = "fixed";
+module_param_string(cc, cc_name, sizeof(cc_name), 0444);
+MODULE_PARM_DESC(cc, "Default congestion control");
+
+const struct mpdt_lb_ops *mpdt_default_lb __read_mostly;
+const struct mpdt_cc_ops *mpdt_default_cc __read_mostly;
+
+static int mpdt_defaults_check(void)
 {
-	if (!p->udp_port || p->udp_port > 65535)
-		return -EINVAL;
-	if (p->payload < 64 || p->payload > 8900)
-		return -EINVAL;
-	if (!p->link_mbps || !p->base_rtt_us || !p->probe_mult)
-		return -EINVAL;
-	if (!p->rto_min_us || p->rto_min_us > p->rto_max_us)
-		return -EINVAL;
-	if (!is_power_of_2(p->rx_window) || p->rx_window < 64 ||
-	    p->rx_window > 65536)
-		return -EINVAL;
-	if (!p->entropies || !p->entropy_base ||
-	    p->entropy_base + p->entropies > 65536)
-		return -EINVAL;
-	return 0;
+	const char *why = mpdt_params_invalid(&mpdt_default_params);
+
+	mpdt_default_lb = mpdt_lb_find(lb_name);
+	mpdt_default_cc = mpdt_cc_find(cc_name);
+	if (!why && !mpdt_default_lb)
+		why = "unknown lb";
+	if (!why && !mpdt_default_cc)
+		why = "unknown cc";
+	if (why)
+		pr_err("mpdt: invalid module parameters: %s\n", why);
+	return why ? -EINVAL : 0;
 }
 
 struct kmem_cache *mpdt_conn_cache __read_mostly;
@@ -118,11 +124,9 @@ static int __init mpdt_init(void)
 
 	BUILD_BUG_ON(MPDT_MSG_MAX != MPDT_WIRE_MSG_MAX);
 	BUILD_BUG_ON(IPPROTO_MPDT >= IPPROTO_MAX);
-	err = mpdt_params_check(&mpdt_default_params);
-	if (err) {
-		pr_err("mpdt: invalid module parameters\n");
+	err = mpdt_defaults_check();
+	if (err)
 		return err;
-	}
 	err = mpdt_caches_create();
 	if (err)
 		return err;
@@ -132,9 +136,14 @@ static int __init mpdt_init(void)
 	err = mpdt_net_register();
 	if (err)
 		goto err_proto;
+	err = mpdt_netlink_register();
+	if (err)
+		goto err_net;
 	inet_register_protosw(&mpdt_protosw);
 	return 0;
 
+err_net:
+	mpdt_net_unregister();
 err_proto:
 	proto_unregister(&mpdt_prot);
 err_caches:
@@ -145,6 +154,7 @@ err_caches:
 static void __exit mpdt_exit(void)
 {
 	inet_unregister_protosw(&mpdt_protosw);
+	mpdt_netlink_unregister();
 	mpdt_net_unregister();
 	/* Sockets are freed after an RCU grace period (SOCK_RCU_FREE). */
 	rcu_barrier();

@@ -18,7 +18,7 @@ struct mpdt_net *mpdt_net(const struct net *net)
 }
 
 /* The tunnel socket exists from the first bind() in the netns on. */
-int mpdt_net_tunnel_get(struct mpdt_net *mn)
+static int tunnel_get(struct mpdt_net *mn)
 {
 	struct udp_tunnel_sock_cfg cfg = {
 		.sk_user_data	= mn,
@@ -30,22 +30,30 @@ int mpdt_net_tunnel_get(struct mpdt_net *mn)
 		.local_udp_port	= htons(mn->params.udp_port),
 	};
 	struct socket *sock;
-	int err = 0;
+	int err;
 
-	mutex_lock(&mn->tunnel_lock);
+	lockdep_assert_held(&mn->lock);
 	if (rcu_access_pointer(mn->tunnel))
-		goto out;
+		return 0;
 	err = udp_sock_create(mn->net, &port, &sock);
 	if (err) {
 		net_warn_ratelimited("mpdt: cannot bind UDP port %u: %d\n",
 				     mn->params.udp_port, err);
-		goto out;
+		return err;
 	}
 	setup_udp_tunnel_sock(mn->net, sock, &cfg);
 	rcu_assign_pointer(mn->tunnel, sock);
-out:
-	mutex_unlock(&mn->tunnel_lock);
-	return err;
+	return 0;
+}
+
+static void tunnel_put(struct mpdt_net *mn)
+{
+	struct socket *sock = rcu_replace_pointer(mn->tunnel, NULL, true);
+
+	if (!sock)
+		return;
+	synchronize_net();
+	udp_tunnel_sock_release(sock);
 }
 
 static struct hlist_head *port_bucket(struct mpdt_net *mn, u16 port)
@@ -93,7 +101,7 @@ static u16 pick_ephemeral(struct mpdt_net *mn)
 }
 
 /* Bind @msk to @port, or to a free ephemeral port when @port is 0. */
-int mpdt_port_bind(struct mpdt_sock *msk, u16 port)
+static int port_bind(struct mpdt_sock *msk, u16 port)
 {
 	struct mpdt_net *mn = msk->mn;
 	int err = 0;
@@ -111,9 +119,55 @@ int mpdt_port_bind(struct mpdt_sock *msk, u16 port)
 	if (!err) {
 		msk->port = port;
 		hlist_add_head_rcu(&msk->port_node, port_bucket(mn, port));
+		mn->nsockets++;
 	}
 	spin_unlock_bh(&mn->ports_lock);
 	return err;
+}
+
+int mpdt_net_bind(struct mpdt_sock *msk, u16 port)
+{
+	struct mpdt_net *mn = msk->mn;
+	int err;
+
+	mutex_lock(&mn->lock);
+	err = tunnel_get(mn);
+	if (!err)
+		err = port_bind(msk, port);
+	mutex_unlock(&mn->lock);
+	return err;
+}
+
+/* Apply a validated parameter set, under mn->lock.  Connections already
+ * open keep what they were created with; new ones, and the next packets,
+ * see the rest.  The UDP port can only move while no MPDT socket is bound:
+ * the tunnel socket is then closed and the next bind opens the new port.
+ */
+int mpdt_net_apply_params(struct mpdt_net *mn, const struct mpdt_params *p,
+			  const struct mpdt_lb_ops *lb,
+			  const struct mpdt_cc_ops *cc,
+			  struct netlink_ext_ack *extack)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&mn->lock);
+	if (p->udp_port != mn->params.udp_port) {
+		if (READ_ONCE(mn->nsockets)) {
+			NL_SET_ERR_MSG_MOD(extack,
+					   "udp-port cannot change while MPDT sockets are open in this netns");
+			return -EBUSY;
+		}
+		tunnel_put(mn);
+	}
+	for (i = 0; i < mpdt_param_count; i++) {
+		const struct mpdt_param_desc *d = &mpdt_param_descs[i];
+
+		WRITE_ONCE(*mpdt_param_field(&mn->params, d),
+			   *mpdt_param_field((struct mpdt_params *)p, d));
+	}
+	WRITE_ONCE(mn->lb, lb);
+	WRITE_ONCE(mn->cc, cc);
+	return 0;
 }
 
 void mpdt_port_unbind(struct mpdt_sock *msk)
@@ -121,8 +175,10 @@ void mpdt_port_unbind(struct mpdt_sock *msk)
 	struct mpdt_net *mn = msk->mn;
 
 	spin_lock_bh(&mn->ports_lock);
-	if (msk->port)
+	if (msk->port) {
 		hlist_del_init_rcu(&msk->port_node);
+		mn->nsockets--;
+	}
 	spin_unlock_bh(&mn->ports_lock);
 }
 
@@ -132,7 +188,7 @@ static int mpdt_stats_show(struct seq_file *seq, void *v)
 	struct mpdt_net *mn = mpdt_net(seq_file_single_net(seq));
 	int i;
 
-	for (i = 0; i < __MPDT_STAT_MAX; i++)
+	for (i = MPDT_STAT_TX_PKTS; i < __MPDT_STAT_MAX; i++)
 		seq_printf(seq, "%s %llu\n", mpdt_stat_name(i),
 			   mpdt_stat_read(mn, i));
 	return 0;
@@ -144,7 +200,9 @@ static int __net_init mpdt_net_init(struct net *net)
 
 	mn->net = net;
 	mn->params = mpdt_default_params;
-	mutex_init(&mn->tunnel_lock);
+	mn->lb = mpdt_default_lb;
+	mn->cc = mpdt_default_cc;
+	mutex_init(&mn->lock);
 	spin_lock_init(&mn->ports_lock);
 	mn->next_ephemeral = get_random_u32();
 	mn->stats = alloc_percpu(struct mpdt_stats);
@@ -161,13 +219,10 @@ static int __net_init mpdt_net_init(struct net *net)
 static void __net_exit mpdt_net_exit(struct net *net)
 {
 	struct mpdt_net *mn = mpdt_net(net);
-	struct socket *sock = rcu_dereference_protected(mn->tunnel, true);
 
 	remove_proc_entry("mpdt_stats", net->proc_net);
-	if (sock)
-		udp_tunnel_sock_release(sock);
-	/* In-flight receive callbacks may still read the counters. */
-	synchronize_net();
+	/* Waits for in-flight receive callbacks, which read the counters. */
+	tunnel_put(mn);
 	free_percpu(mn->stats);
 }
 

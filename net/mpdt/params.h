@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Tunables of one network namespace.  A new netns copies the module
- * defaults (module parameters); netlink will set them per netns.  Pure core.
+ * defaults (module parameters); netlink param-set changes them per netns.
+ * Pure core.
  */
 #ifndef _MPDT_PARAMS_H
 #define _MPDT_PARAMS_H
 
 #include "core.h"
+#include <linux/mpdt.h>
 
 struct mpdt_params {
 	u32 udp_port;		/* UDP destination port of every packet */
@@ -31,5 +33,28 @@ static inline u64 mpdt_bdp(const struct mpdt_params *p)
 {
 	return (u64)p->link_mbps * p->base_rtt_us / 8;
 }
+
+/* One u32 tunable: its netlink attribute, field, CLI name and range. */
+struct mpdt_param_desc {
+	u16 attr;		/* enum mpdt_param */
+	u16 offset;		/* in struct mpdt_params */
+	const char *name;
+	u32 min, max;
+};
+
+/* Every u32 tunable; adding one is a line there, a field above and a
+ * uapi enum entry.
+ */
+extern const struct mpdt_param_desc mpdt_param_descs[];
+extern const unsigned int mpdt_param_count;
+
+static inline u32 *mpdt_param_field(struct mpdt_params *p,
+				    const struct mpdt_param_desc *d)
+{
+	return (u32 *)((u8 *)p + d->offset);
+}
+
+/* NULL if @p is consistent, else why not (for extack and the log). */
+const char *mpdt_params_invalid(const struct mpdt_params *p);
 
 #endif /* _MPDT_PARAMS_H */

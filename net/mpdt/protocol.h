@@ -21,6 +21,7 @@
 #include <net/sock.h>
 #include <linux/mpdt.h>
 
+#include "algo.h"
 #include "cc.h"
 #include "lb.h"
 #include "params.h"
@@ -48,9 +49,12 @@ struct mpdt_addr {
 
 struct mpdt_net {
 	struct net *net;
-	struct mutex tunnel_lock;	/* creating the tunnel socket */
+	struct mutex lock;		/* binds, the tunnel, param changes */
 	struct socket __rcu *tunnel;	/* kernel UDP socket, on first bind */
 	struct mpdt_params params;
+	const struct mpdt_lb_ops *lb;	/* defaults for new connections */
+	const struct mpdt_cc_ops *cc;
+	u32 nsockets;			/* bound MPDT sockets */
 	struct mpdt_stats __percpu *stats;
 	spinlock_t ports_lock;		/* writers of ports[] */
 	struct hlist_head ports[1 << MPDT_PORT_HASH_BITS];
@@ -146,13 +150,23 @@ extern struct kmem_cache *mpdt_rxmsg_cache;
 
 /* netns.c */
 struct mpdt_net *mpdt_net(const struct net *net);
-int mpdt_net_tunnel_get(struct mpdt_net *mn);
-int mpdt_port_bind(struct mpdt_sock *msk, u16 port);
+int mpdt_net_bind(struct mpdt_sock *msk, u16 port);
+int mpdt_net_apply_params(struct mpdt_net *mn, const struct mpdt_params *p,
+			  const struct mpdt_lb_ops *lb,
+			  const struct mpdt_cc_ops *cc,
+			  struct netlink_ext_ack *extack);
 void mpdt_port_unbind(struct mpdt_sock *msk);
 struct mpdt_sock *mpdt_port_lookup(struct mpdt_net *mn, u16 port);
 int mpdt_net_register(void);
 void mpdt_net_unregister(void);
 extern struct mpdt_params mpdt_default_params;
+extern const struct mpdt_lb_ops *mpdt_default_lb;
+extern const struct mpdt_cc_ops *mpdt_default_cc;
+
+/* netlink.c */
+int mpdt_netlink_register(void);
+void mpdt_netlink_unregister(void);
+void mpdt_netlink_conn_event(struct mpdt_conn *c, u8 cmd);
 
 /* conn.c */
 struct mpdt_conn *mpdt_conn_find(struct mpdt_sock *msk,

@@ -53,8 +53,7 @@ static void advance_epsn(struct mpdt_rx *rx)
 	}
 }
 
-/*
- * §3.3.1 trigger (2) is "a packet with the current EPSN is received".  Read
+/* §3.3.1 trigger (2) is "a packet with the current EPSN is received".  Read
  * literally, an in-order stream would get one SACK per packet and nothing
  * would coalesce; what the sender needs to hear at once is that the hole
  * it is waiting on is filled, so the trigger fires when the EPSN packet

@@ -81,13 +81,6 @@ static int addr_to_user(const struct mpdt_addr *a, struct sockaddr *uaddr)
 	return sizeof(*sin);
 }
 
-static int bind_port(struct mpdt_sock *msk, u16 port)
-{
-	int err = mpdt_net_tunnel_get(msk->mn);
-
-	return err ? err : mpdt_port_bind(msk, port);
-}
-
 static int mpdt_bind(struct socket *sock, struct sockaddr *uaddr, int len)
 {
 	struct mpdt_sock *msk = mpdt_sk(sock->sk);
@@ -102,7 +95,7 @@ static int mpdt_bind(struct socket *sock, struct sockaddr *uaddr, int len)
 	    inet_addr_type(net, a.v4) != RTN_LOCAL)
 		return -EADDRNOTAVAIL;
 	lock_sock(sock->sk);
-	err = bind_port(msk, ntohs(a.port));
+	err = mpdt_net_bind(msk, ntohs(a.port));
 	if (!err)
 		msk->bound_addr = a.v4;
 	release_sock(sock->sk);
@@ -111,7 +104,7 @@ static int mpdt_bind(struct socket *sock, struct sockaddr *uaddr, int len)
 
 static int autobind(struct mpdt_sock *msk)
 {
-	return msk->port ? 0 : bind_port(msk, 0);
+	return msk->port ? 0 : mpdt_net_bind(msk, 0);
 }
 
 static int mpdt_connect(struct socket *sock, struct sockaddr *uaddr,

@@ -284,8 +284,7 @@ static u64 earliest(u64 a, u64 b)
 	return b && b < a ? b : a;
 }
 
-/*
- * Deadlines mostly move later (every SACK pushes the probe and RTO out), and
+/* Deadlines mostly move later (every SACK pushes the probe and RTO out), and
  * reprogramming the clock event device on every SACK is costly.  So a timer
  * already set to fire no later than needed is left alone: it fires early,
  * finds nothing due, and is set again.

@@ -81,4 +81,163 @@ struct mpdt_info {
 	char	mi_cc[MPDT_ALGO_NAME_MAX];
 };
 
+/*
+ * Generic netlink family "mpdt" (Documentation/netlink/specs/mpdt.yaml).
+ * Reads are open to everyone; writes need CAP_NET_ADMIN over the netns.
+ */
+#define MPDT_GENL_NAME		"mpdt"
+#define MPDT_GENL_VERSION	1
+#define MPDT_GENL_MCGRP_EVENTS	"events"
+
+enum mpdt_cmd {
+	MPDT_CMD_UNSPEC,
+	MPDT_CMD_PARAM_GET,	/* do: MPDT_A_PARAMS */
+	MPDT_CMD_PARAM_SET,	/* do: MPDT_A_PARAMS (admin) */
+	MPDT_CMD_STATS_GET,	/* do: MPDT_A_STATS */
+	MPDT_CMD_CONN_GET,	/* do: one MPDT_A_CONN by peer; dump: all */
+	MPDT_CMD_ALGO_GET,	/* dump: MPDT_A_ALGO per algorithm */
+	MPDT_CMD_CONN_CREATED,	/* notification, "events" group */
+	MPDT_CMD_CONN_CLOSED,	/* notification */
+	MPDT_CMD_CONN_FAILED,	/* notification: peer stopped answering */
+	__MPDT_CMD_MAX
+};
+
+#define MPDT_CMD_MAX (__MPDT_CMD_MAX - 1)
+
+enum mpdt_attr {
+	MPDT_A_UNSPEC,
+	MPDT_A_PARAMS,		/* nest: enum mpdt_param */
+	MPDT_A_STATS,		/* nest: enum mpdt_stat */
+	MPDT_A_CONN,		/* nest: enum mpdt_conn_attr */
+	MPDT_A_ALGO,		/* nest: enum mpdt_algo_attr */
+	__MPDT_A_MAX
+};
+
+#define MPDT_A_MAX (__MPDT_A_MAX - 1)
+
+/* Tunables of a network namespace: every value is a u32 unless noted. */
+enum mpdt_param {
+	MPDT_PARAM_UNSPEC,
+	MPDT_PARAM_LB,		/* string: default load balancing */
+	MPDT_PARAM_CC,		/* string: default congestion control */
+	MPDT_PARAM_UDP_PORT,
+	MPDT_PARAM_PAYLOAD,
+	MPDT_PARAM_LINK_MBPS,
+	MPDT_PARAM_BASE_RTT_US,
+	MPDT_PARAM_ACK_BYTES,
+	MPDT_PARAM_ACK_ON_EPSN,
+	MPDT_PARAM_ACK_ON_CE,
+	MPDT_PARAM_PROBE_MULT,
+	MPDT_PARAM_RTO_MIN_US,
+	MPDT_PARAM_RTO_MAX_US,
+	MPDT_PARAM_MAX_RETRIES,
+	MPDT_PARAM_RX_WINDOW,
+	MPDT_PARAM_ENTROPIES,
+	MPDT_PARAM_ENTROPY_BASE,
+	MPDT_PARAM_FIXED_CWND,
+	__MPDT_PARAM_MAX
+};
+
+#define MPDT_PARAM_MAX (__MPDT_PARAM_MAX - 1)
+
+/* Per-netns counters, each a u64 that only grows. */
+enum mpdt_stat {
+	MPDT_STAT_UNSPEC,
+	MPDT_STAT_PAD,
+	MPDT_STAT_TX_PKTS,
+	MPDT_STAT_TX_BYTES,
+	MPDT_STAT_RX_PKTS,
+	MPDT_STAT_RX_BYTES,
+	MPDT_STAT_TX_DATA,
+	MPDT_STAT_RX_DATA,
+	MPDT_STAT_RX_DUP_DATA,
+	MPDT_STAT_TX_SACK,
+	MPDT_STAT_RX_SACK,
+	MPDT_STAT_TX_NACK,
+	MPDT_STAT_RX_NACK,
+	MPDT_STAT_TX_PROBE,
+	MPDT_STAT_RX_PROBE,
+	MPDT_STAT_RTO,
+	MPDT_STAT_RETX_OOO,
+	MPDT_STAT_RETX_PROBE,
+	MPDT_STAT_RETX_RTO,
+	MPDT_STAT_RETX_NACK,
+	MPDT_STAT_MSG_TX,
+	MPDT_STAT_MSG_ACKED,
+	MPDT_STAT_MSG_RX,
+	MPDT_STAT_CONN_CREATED,
+	MPDT_STAT_CONN_FAILED,
+	MPDT_STAT_RX_CE,
+	MPDT_STAT_TX_ERR,
+	/* Drops, by reason. */
+	MPDT_STAT_DROP_SHORT,
+	MPDT_STAT_DROP_BAD_VERSION,
+	MPDT_STAT_DROP_BAD_TYPE,
+	MPDT_STAT_DROP_BAD_FLAGS,
+	MPDT_STAT_DROP_BAD_LENGTH,
+	MPDT_STAT_DROP_BAD_OFFSET,
+	MPDT_STAT_DROP_BAD_PORT,
+	MPDT_STAT_DROP_NO_SOCKET,
+	MPDT_STAT_DROP_NO_CONN,
+	MPDT_STAT_DROP_STALE_NONCE,
+	MPDT_STAT_DROP_OUT_OF_WINDOW,
+	MPDT_STAT_DROP_NO_BUFFER,
+	MPDT_STAT_DROP_BOGUS_ACK,
+	MPDT_STAT_DROP_MSG_MISMATCH,
+	MPDT_STAT_DROP_CONN_LIMIT,
+	MPDT_STAT_DROP_TRIMMED,
+	__MPDT_STAT_MAX
+};
+
+#define MPDT_STAT_MAX (__MPDT_STAT_MAX - 1)
+
+/* One connection: a socket's state for one peer. */
+enum mpdt_conn_attr {
+	MPDT_CONN_A_UNSPEC,
+	MPDT_CONN_A_PAD,
+	MPDT_CONN_A_FAMILY,		/* u16: AF_INET, AF_INET6 */
+	MPDT_CONN_A_PEER_V4,		/* u32, network byte order */
+	MPDT_CONN_A_PEER_V6,		/* binary, 16 bytes */
+	MPDT_CONN_A_PEER_PORT,		/* u16: MPDT port */
+	MPDT_CONN_A_LOCAL_PORT,		/* u16: MPDT port */
+	MPDT_CONN_A_STATE,		/* u32: enum mpdt_conn_state */
+	MPDT_CONN_A_CWND,		/* u32, bytes */
+	MPDT_CONN_A_SRTT_US,		/* u32 */
+	MPDT_CONN_A_MIN_RTT_US,		/* u32 */
+	MPDT_CONN_A_INFLIGHT,		/* u32, bytes */
+	MPDT_CONN_A_SND_UNA,		/* u32 */
+	MPDT_CONN_A_SND_NXT,		/* u32 */
+	MPDT_CONN_A_RCV_EPSN,		/* u32 */
+	MPDT_CONN_A_MSGS_INFLIGHT,	/* u32 */
+	MPDT_CONN_A_LB,			/* string */
+	MPDT_CONN_A_CC,			/* string */
+	MPDT_CONN_A_RETX_OOO,		/* u64 */
+	MPDT_CONN_A_RETX_PROBE,		/* u64 */
+	MPDT_CONN_A_RETX_RTO,		/* u64 */
+	MPDT_CONN_A_RETX_NACK,		/* u64 */
+	MPDT_CONN_A_MSGS_SENT,		/* u64 */
+	MPDT_CONN_A_MSGS_ACKED,		/* u64 */
+	MPDT_CONN_A_MSGS_RCVD,		/* u64 */
+	MPDT_CONN_A_BYTES_SENT,		/* u64 */
+	MPDT_CONN_A_BYTES_ACKED,	/* u64 */
+	__MPDT_CONN_A_MAX
+};
+
+#define MPDT_CONN_A_MAX (__MPDT_CONN_A_MAX - 1)
+
+enum mpdt_algo_kind {
+	MPDT_ALGO_LB = 1,	/* load balancing: entropy choice */
+	MPDT_ALGO_CC,		/* congestion control */
+};
+
+enum mpdt_algo_attr {
+	MPDT_ALGO_A_UNSPEC,
+	MPDT_ALGO_A_KIND,	/* u32: enum mpdt_algo_kind */
+	MPDT_ALGO_A_NAME,	/* string */
+	MPDT_ALGO_A_DEFAULT,	/* flag: this netns's default */
+	__MPDT_ALGO_A_MAX
+};
+
+#define MPDT_ALGO_A_MAX (__MPDT_ALGO_A_MAX - 1)
+
 #endif /* _UAPI_LINUX_MPDT_H */
