@@ -46,6 +46,17 @@ static void *algo_priv(u32 size, gfp_t gfp)
 	return size ? kzalloc(size, gfp) : NULL;
 }
 
+/* The policy's state is sized once, for the parameters of this moment. */
+static int lb_alloc(struct mpdt_lb *lb, const struct mpdt_lb_ops *ops,
+		    const struct mpdt_params *p, gfp_t gfp)
+{
+	lb->ops = ops;
+	lb->entropies = READ_ONCE(p->entropies);
+	lb->priv_len = ops->priv_size ? ops->priv_size(p) : 0;
+	lb->priv = algo_priv(lb->priv_len, gfp);
+	return lb->priv_len && !lb->priv ? -ENOMEM : 0;
+}
+
 /* A new connection has its receiving half sized; the sending half is
  * sized by mpdt_conn_send() on the first message.
  */
@@ -65,12 +76,10 @@ struct mpdt_conn *mpdt_conn_create(struct mpdt_sock *msk,
 		return NULL;
 	}
 	c->rx_bits = kzalloc(window / 8, gfp);
-	c->lb.ops = READ_ONCE(msk->mn->lb);
 	c->cc.ops = READ_ONCE(msk->mn->cc);
-	c->lb.priv = algo_priv(c->lb.ops->priv_size, gfp);
 	c->cc.priv = algo_priv(c->cc.ops->priv_size, gfp);
-	if (!c->rx_bits || (c->lb.ops->priv_size && !c->lb.priv) ||
-	    (c->cc.ops->priv_size && !c->cc.priv)) {
+	if (lb_alloc(&c->lb, READ_ONCE(msk->mn->lb), &msk->mn->params, gfp) ||
+	    !c->rx_bits || (c->cc.ops->priv_size && !c->cc.priv)) {
 		kfree(c->lb.priv);
 		kfree(c->cc.priv);
 		kfree(c->rx_bits);
@@ -104,10 +113,9 @@ static void tx_reset(struct mpdt_conn *c)
 	c->pause_until = 0;
 	mpdt_sb_init(&c->sb, c->sb_ring, c->rx.window, now);
 	mpdt_rtt_init(&c->rtt);
-	c->lb.entropies = p->entropies;
 	c->cc.mss = p->payload;
 	if (c->lb.priv)
-		memset(c->lb.priv, 0, c->lb.ops->priv_size);
+		memset(c->lb.priv, 0, c->lb.priv_len);
 	if (c->cc.priv)
 		memset(c->cc.priv, 0, c->cc.ops->priv_size);
 	c->lb.ops->init(&c->lb, p, get_random_u64());

@@ -13,23 +13,43 @@
 
 struct mpdt_lb {
 	const struct mpdt_lb_ops *ops;
-	void *priv;		/* ops->priv_size bytes, zeroed */
+	void *priv;		/* ops->priv_size(params) bytes, zeroed */
+	u32 priv_len;
 	u32 entropies;		/* EVs are 0 .. entropies - 1 */
+};
+
+/* What the transport knows when a policy picks an entropy. */
+struct mpdt_lb_ctx {
+	u64 now;
+	u32 cwnd_pkts;		/* congestion window, in packets */
+	u32 bdp_pkts;		/* configured BDP, in packets */
+	u64 rtt_ns;		/* smoothed RTT, or the base RTT before one */
+	bool resend;		/* the packet is a retransmission */
+};
+
+/* One SACK, as load balancing sees it. */
+struct mpdt_lb_ack {
+	u64 now;
+	u64 rtt_ns;		/* this SACK's RTT sample; 0 if none */
+	u16 ev;			/* entropy the SACK echoes */
+	u16 ce_count;		/* CE marks the receiver saw since its last SACK */
+	bool ce;		/* the packet that triggered it was CE marked */
 };
 
 struct mpdt_lb_ops {
 	const char *name;
-	u32 priv_size;
+	/* Bytes of private state for these parameters; NULL means none. */
+	u32 (*priv_size)(const struct mpdt_params *p);
 	/* @seed is random per connection. */
 	void (*init)(struct mpdt_lb *lb, const struct mpdt_params *p,
 		     u64 seed);
-	u16 (*choose_ev)(struct mpdt_lb *lb, u64 now);
+	u16 (*choose_ev)(struct mpdt_lb *lb, const struct mpdt_lb_ctx *ctx);
 	/* The signal hooks below are optional. */
-	/* A SACK echoed @ev; @ce: it was CE marked. */
-	void (*on_ack)(struct mpdt_lb *lb, u16 ev, bool ce, u64 rtt_ns);
-	void (*on_nack)(struct mpdt_lb *lb, u16 ev, u8 code);
-	/* After an RTO: once for each packet then lost, with its @ev. */
-	void (*on_timeout)(struct mpdt_lb *lb, u16 ev);
+	void (*on_ack)(struct mpdt_lb *lb, const struct mpdt_lb_ack *a);
+	/* A NACK (enum mpdt_nack_code @code) for a packet sent on @ev. */
+	void (*on_nack)(struct mpdt_lb *lb, u16 ev, u8 code, u64 now);
+	/* A packet sent on @ev was declared lost by an RTO or a probe. */
+	void (*on_timeout)(struct mpdt_lb *lb, u16 ev, u64 now);
 };
 
 extern const struct mpdt_lb_ops mpdt_lb_single;

@@ -15,10 +15,15 @@ static void single_init(struct mpdt_lb *lb, const struct mpdt_params *p,
 {
 	struct lb_single *s = lb->priv;
 
-	s->ev = seed % p->entropies;
+	s->ev = seed % lb->entropies;
 }
 
-static u16 single_choose(struct mpdt_lb *lb, u64 now)
+static u32 single_priv_size(const struct mpdt_params *p)
+{
+	return sizeof(struct lb_single);
+}
+
+static u16 single_choose(struct mpdt_lb *lb, const struct mpdt_lb_ctx *ctx)
 {
 	const struct lb_single *s = lb->priv;
 
@@ -27,7 +32,7 @@ static u16 single_choose(struct mpdt_lb *lb, u64 now)
 
 const struct mpdt_lb_ops mpdt_lb_single = {
 	.name		= "single",
-	.priv_size	= sizeof(struct lb_single),
+	.priv_size	= single_priv_size,
 	.init		= single_init,
 	.choose_ev	= single_choose,
 };

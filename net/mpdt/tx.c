@@ -78,6 +78,20 @@ static bool window_starves_acks(const struct mpdt_conn *c, u32 len)
 	       mpdt_sb_inflight(&c->sb) + len >= c->cc.cwnd;
 }
 
+static u16 choose_ev(struct mpdt_conn *c, u64 now, bool resend)
+{
+	const struct mpdt_params *p = &c->msk->mn->params;
+	struct mpdt_lb_ctx ctx = {
+		.now = now,
+		.cwnd_pkts = max(1U, c->cc.cwnd / c->cc.mss),
+		.bdp_pkts = max_t(u32, 1, div_u64(mpdt_bdp(p), c->cc.mss)),
+		.rtt_ns = c->rtt.samples ? c->rtt.srtt : base_rtt_ns(c),
+		.resend = resend,
+	};
+
+	return c->lb.ops->choose_ev(&c->lb, &ctx);
+}
+
 static bool resend_one(struct mpdt_conn *c, u64 now)
 {
 	struct mpdt_sb_pkt *pkt;
@@ -89,7 +103,7 @@ static bool resend_one(struct mpdt_conn *c, u64 now)
 	if (!cwnd_allows(c, pkt->len))
 		return false;
 	/* The resend takes the policy's current choice, not the lost path. */
-	mpdt_sb_resent(&c->sb, psn, c->lb.ops->choose_ev(&c->lb, now), now);
+	mpdt_sb_resent(&c->sb, psn, choose_ev(c, now, true), now);
 	mpdt_send_data(c, psn, MPDT_F_RETX | MPDT_F_AR);
 	return true;
 }
@@ -106,8 +120,8 @@ static bool send_new(struct mpdt_conn *c, u64 now)
 	len = min(m->mss, m->len - off);
 	if (!cwnd_allows(c, len))
 		return false;
-	psn = mpdt_sb_record(&c->sb, m, off, len,
-			     c->lb.ops->choose_ev(&c->lb, now), now);
+	psn = mpdt_sb_record(&c->sb, m, off, len, choose_ev(c, now, false),
+			     now);
 	if (++m->sent == m->npkts)
 		c->tx_next = list_is_last(&m->node, &c->tx_msgs) ? NULL :
 			     list_next_entry(m, node);
@@ -155,6 +169,23 @@ static void tx_acked(void *ctx, struct mpdt_sb_pkt *pkt)
 		tx_msg_done(ctx, m);
 }
 
+/* After an RTO or a probe declared losses: each lost packet's entropy
+ * goes to the policy (packets still waiting to be resent are the ones).
+ */
+static void report_timeouts(struct mpdt_conn *c, u64 now)
+{
+	u32 psn;
+
+	if (!c->lb.ops->on_timeout)
+		return;
+	for (psn = c->sb.una; psn != c->sb.nxt; psn++) {
+		struct mpdt_sb_pkt *pkt = mpdt_sb_at(&c->sb, psn);
+
+		if (pkt->state == MPDT_SB_LOST)
+			c->lb.ops->on_timeout(&c->lb, pkt->ev, now);
+	}
+}
+
 static bool tx_incarnation_ok(struct mpdt_conn *c, u32 nonce)
 {
 	if (c->sb_ring && c->state == MPDT_CONN_ACTIVE && nonce == c->nonce)
@@ -188,8 +219,19 @@ void mpdt_tx_on_sack(struct mpdt_conn *c, const struct mpdt_pkt *pkt,
 		sig.rtt_ns = c->rtt.latest;
 	account_losses(c, before);
 
-	if (c->lb.ops->on_ack)
-		c->lb.ops->on_ack(&c->lb, pkt->hdr.ev, ce, sig.rtt_ns);
+	if (c->lb.ops->on_ack) {
+		struct mpdt_lb_ack la = {
+			.now = now,
+			.rtt_ns = sig.rtt_ns,
+			.ev = pkt->hdr.ev,
+			.ce_count = s->ce_count,
+			.ce = ce,
+		};
+
+		c->lb.ops->on_ack(&c->lb, &la);
+	}
+	if (c->sb.retx[MPDT_RETX_PROBE] != before[MPDT_RETX_PROBE])
+		report_timeouts(c, now);
 	if (c->cc.ops->on_ack) {
 		sig.acked_bytes = ack.acked_bytes;
 		sig.inflight = mpdt_sb_inflight(&c->sb);
@@ -221,25 +263,12 @@ void mpdt_tx_on_nack(struct mpdt_conn *c, const struct mpdt_pkt *pkt)
 	if (n->code == MPDT_NACK_NO_BUFFER)
 		c->pause_until = now + mpdt_conn_rto(c);
 	if (c->lb.ops->on_nack)
-		c->lb.ops->on_nack(&c->lb, pkt->hdr.ev, n->code);
+		c->lb.ops->on_nack(&c->lb, pkt->hdr.ev, n->code, now);
 	if (c->cc.ops->on_nack)
 		c->cc.ops->on_nack(&c->cc, n->code, now);
 	mpdt_conn_push(c);
 }
 
-static void report_timeouts(struct mpdt_conn *c)
-{
-	u32 psn;
-
-	if (!c->lb.ops->on_timeout)
-		return;
-	for (psn = c->sb.una; psn != c->sb.nxt; psn++) {
-		struct mpdt_sb_pkt *pkt = mpdt_sb_at(&c->sb, psn);
-
-		if (pkt->state == MPDT_SB_LOST)
-			c->lb.ops->on_timeout(&c->lb, pkt->ev);
-	}
-}
 
 /* Timeout-based detection (§3.3.2); too many in a row fail the peer. */
 static void on_rto(struct mpdt_conn *c, u64 now)
@@ -256,7 +285,7 @@ static void on_rto(struct mpdt_conn *c, u64 now)
 		mpdt_conn_fail(c);
 		return;
 	}
-	report_timeouts(c);
+	report_timeouts(c, now);
 	if (c->cc.ops->on_timeout)
 		c->cc.ops->on_timeout(&c->cc, now);
 }
@@ -274,7 +303,7 @@ static void send_probe(struct mpdt_conn *c, u64 now)
 {
 	mpdt_sb_on_probe_sent(&c->sb, now);
 	c->probes++;
-	mpdt_send_probe(c, c->lb.ops->choose_ev(&c->lb, now), now);
+	mpdt_send_probe(c, choose_ev(c, now, false), now);
 }
 
 static u64 earliest(u64 a, u64 b)

@@ -36,6 +36,14 @@ static void lb_start(struct lb_box *b, const struct mpdt_params *p,
 	b->lb.ops->init(&b->lb, p, seed);
 }
 
+/* Pick an entropy at time @now with an otherwise neutral context. */
+static u16 lb_pick(struct lb_box *b, u64 now)
+{
+	struct mpdt_lb_ctx ctx = { .now = now, .cwnd_pkts = 10, .bdp_pkts = 10 };
+
+	return b->lb.ops->choose_ev(&b->lb, &ctx);
+}
+
 static u32 cc_start(const struct mpdt_params *p, u32 mss)
 {
 	struct mpdt_cc cc;
@@ -52,8 +60,10 @@ static u32 cc_start(const struct mpdt_params *p, u32 mss)
 
 TEST(lb_single_is_named_single_and_fits_its_priv)
 {
+	struct mpdt_params p = params();
+
 	EXPECT_STREQ("single", mpdt_lb_single.name);
-	EXPECT_GE(PRIV_MAX, mpdt_lb_single.priv_size);
+	EXPECT_GE(PRIV_MAX, mpdt_lb_single.priv_size(&p));
 	EXPECT_NE(NULL, mpdt_lb_single.init);
 	EXPECT_NE(NULL, mpdt_lb_single.choose_ev);
 }
@@ -66,21 +76,25 @@ TEST(lb_single_uses_one_entropy_for_the_whole_connection)
 	int i;
 
 	lb_start(&b, &p, 0x1234567890abcdefULL);
-	ev = b.lb.ops->choose_ev(&b.lb, 0);
+	ev = lb_pick(&b, 0);
 	EXPECT_GT(256, ev);
 	for (i = 1; i < 1000; i++) {
-		EXPECT_EQ(ev, b.lb.ops->choose_ev(&b.lb, UNIT_US(i))) {
+		EXPECT_EQ(ev, lb_pick(&b, UNIT_US(i))) {
 			TH_LOG("packet %d", i);
 		}
 	}
 	/* Signals do not move it (the hooks are optional). */
-	if (b.lb.ops->on_ack)
-		b.lb.ops->on_ack(&b.lb, ev, true, UNIT_US(10));
+	if (b.lb.ops->on_ack) {
+		struct mpdt_lb_ack a = { .rtt_ns = UNIT_US(10), .ev = ev,
+					 .ce = true };
+
+		b.lb.ops->on_ack(&b.lb, &a);
+	}
 	if (b.lb.ops->on_nack)
-		b.lb.ops->on_nack(&b.lb, ev, MPDT_NACK_TRIMMED);
+		b.lb.ops->on_nack(&b.lb, ev, MPDT_NACK_TRIMMED, 0);
 	if (b.lb.ops->on_timeout)
-		b.lb.ops->on_timeout(&b.lb, ev);
-	EXPECT_EQ(ev, b.lb.ops->choose_ev(&b.lb, UNIT_MS(1)));
+		b.lb.ops->on_timeout(&b.lb, ev, 0);
+	EXPECT_EQ(ev, lb_pick(&b, UNIT_MS(1)));
 }
 
 TEST(lb_single_entropy_is_always_below_entropies)
@@ -96,12 +110,12 @@ TEST(lb_single_entropy_is_always_below_entropies)
 		p.entropies = counts[i];
 		for (n = 0; n < 200; n++) {
 			lb_start(&b, &p, unit_rand(&rng));
-			EXPECT_GT(counts[i], b.lb.ops->choose_ev(&b.lb, 0));
+			EXPECT_GT(counts[i], lb_pick(&b, 0));
 		}
 	}
 	p.entropies = 1;
 	lb_start(&b, &p, ~0ULL);
-	EXPECT_EQ(0, b.lb.ops->choose_ev(&b.lb, 0));
+	EXPECT_EQ(0, lb_pick(&b, 0));
 }
 
 TEST(lb_single_spreads_connections_over_entropies)
@@ -115,7 +129,7 @@ TEST(lb_single_spreads_connections_over_entropies)
 
 	for (n = 0; n < 1000; n++) {
 		lb_start(&b, &p, unit_rand(&rng));
-		seen[b.lb.ops->choose_ev(&b.lb, 0)] = 1;
+		seen[lb_pick(&b, 0)] = 1;
 	}
 	for (n = 0; n < 256; n++)
 		distinct += seen[n];
@@ -123,9 +137,9 @@ TEST(lb_single_spreads_connections_over_entropies)
 	EXPECT_LT(240U, distinct);
 	/* Same seed, same entropy: the choice is a function of the seed. */
 	lb_start(&b, &p, 12345);
-	n = b.lb.ops->choose_ev(&b.lb, 0);
+	n = lb_pick(&b, 0);
 	lb_start(&b, &p, 12345);
-	EXPECT_EQ(n, b.lb.ops->choose_ev(&b.lb, 0));
+	EXPECT_EQ(n, lb_pick(&b, 0));
 }
 
 TEST(cc_fixed_is_named_fixed)
