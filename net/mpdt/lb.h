@@ -21,10 +21,19 @@ struct mpdt_lb {
 /* What the transport knows when a policy picks an entropy. */
 struct mpdt_lb_ctx {
 	u64 now;
+	u32 psn;		/* of the packet being sent */
 	u32 cwnd_pkts;		/* congestion window, in packets */
 	u32 bdp_pkts;		/* configured BDP, in packets */
 	u64 rtt_ns;		/* smoothed RTT, or the base RTT before one */
 	bool resend;		/* the packet is a retransmission */
+	/*
+	 * Out, for policies that keep a stream of packets on one path and in
+	 * order (ParaLet flowlets): set in_flowlet and the PSN sent before
+	 * this one on the same flowlet (or this PSN if it starts one).  The
+	 * receiver then treats a gap inside a flowlet as a loss.
+	 */
+	bool in_flowlet;
+	u32 flowlet_prev;
 };
 
 /* One SACK, as load balancing sees it. */

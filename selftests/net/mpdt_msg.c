@@ -3,8 +3,9 @@
  * mpdt_msg: send or receive a verifiable stream of MPDT messages.
  *
  *   mpdt_msg recv -p PORT -n COUNT [-s SEED] [-m MIN] [-M MAX] [-t SECS]
+ *                 [-r READYFILE]
  *   mpdt_msg send -a ADDR -p PORT -n COUNT [-s SEED] [-m MIN] [-M MAX]
- *                 [-t SECS] [-l LOCALPORT]
+ *                 [-t SECS] [-l LOCALPORT] [-o FIRST]
  *
  * Message sizes are log-uniform in [MIN, MAX] (every decade equally
  * likely), drawn from SEED, so both ends know the whole list.  A message
@@ -13,6 +14,11 @@
  * message's length and content hash and that each index arrives exactly
  * once, then prints one JSON line.  The sender waits until the peer has
  * acknowledged every message (MPDT_INFO) and prints its counters.
+ *
+ * -r: the receiver creates READYFILE once its socket is bound, so a test
+ * can start the sender without racing the receiver's start-up.
+ * -o: the sender sends indexes FIRST .. FIRST+COUNT-1 (default 0), so that
+ * several senders can share one receiver (which then gets -n TOTAL).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -33,7 +39,8 @@
 struct opts {
 	const char *mode;
 	const char *addr;
-	int port, lport, count, timeout;
+	const char *ready;
+	int port, lport, count, timeout, first;
 	uint64_t seed;
 	uint32_t min, max;
 };
@@ -156,6 +163,15 @@ static int do_recv(const struct opts *o)
 	double t0 = 0;
 
 	set_timeout(fd, o->timeout);
+	if (o->ready) {
+		FILE *f = fopen(o->ready, "w");
+
+		if (!f) {
+			perror(o->ready);
+			return 2;
+		}
+		fclose(f);
+	}
 	while (got + dup + bad < o->count) {
 		ssize_t n = recv(fd, buf, o->max + 1, MSG_TRUNC);
 		int i;
@@ -239,13 +255,13 @@ static int do_send(const struct opts *o)
 	}
 	set_timeout(fd, o->timeout);
 	for (i = 0; i < o->count; i++) {
-		uint32_t len = msg_size(o, i);
+		uint32_t len = msg_size(o, o->first + i);
 
-		fill(o, i, buf, len);
+		fill(o, o->first + i, buf, len);
 		if (sendto(fd, buf, len, 0, (struct sockaddr *)&peer,
 			   sizeof(peer)) != (ssize_t)len) {
-			fprintf(stderr, "sendto #%d (%u B): %s\n", i, len,
-				strerror(errno));
+			fprintf(stderr, "sendto #%d (%u B): %s\n",
+				o->first + i, len, strerror(errno));
 			return 1;
 		}
 		bytes += len;
@@ -281,7 +297,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: mpdt_msg send|recv -p PORT -n COUNT "
 		"[-a ADDR] [-s SEED] [-m MIN] [-M MAX] [-t SECS] "
-		"[-l LOCALPORT]\n");
+		"[-l LOCALPORT] [-o FIRST] [-r READYFILE]\n");
 	exit(2);
 }
 
@@ -295,7 +311,7 @@ int main(int argc, char **argv)
 		usage();
 	o.mode = argv[1];
 	optind = 2;
-	while ((c = getopt(argc, argv, "a:p:n:s:m:M:t:l:")) != -1) {
+	while ((c = getopt(argc, argv, "a:p:n:s:m:M:t:l:o:r:")) != -1) {
 		switch (c) {
 		case 'a': o.addr = optarg; break;
 		case 'p': o.port = atoi(optarg); break;
@@ -305,6 +321,8 @@ int main(int argc, char **argv)
 		case 'M': o.max = strtoul(optarg, NULL, 0); break;
 		case 't': o.timeout = atoi(optarg); break;
 		case 'l': o.lport = atoi(optarg); break;
+		case 'o': o.first = atoi(optarg); break;
+		case 'r': o.ready = optarg; break;
 		default: usage();
 		}
 	}
