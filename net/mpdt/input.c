@@ -6,6 +6,8 @@
  * and every rejected packet is counted by reason and dropped.
  */
 #include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <net/dsfield.h>
 #include <linux/udp.h>
 #include <net/inet_ecn.h>
 #include <net/udp_tunnel.h>
@@ -20,12 +22,19 @@ struct mpdt_rcv {
 
 static bool outer_headers(const struct sk_buff *skb, struct mpdt_rcv *r)
 {
-	if (skb->protocol != htons(ETH_P_IP))
-		return false;
-	r->from.family = AF_INET;
-	r->from.v4 = ip_hdr(skb)->saddr;
-	r->ce = INET_ECN_is_ce(ip_hdr(skb)->tos);
-	return true;
+	switch (skb->protocol) {
+	case htons(ETH_P_IP):
+		r->from.family = AF_INET;
+		r->from.v4 = ip_hdr(skb)->saddr;
+		r->ce = INET_ECN_is_ce(ip_hdr(skb)->tos);
+		return true;
+	case htons(ETH_P_IPV6):
+		r->from.family = AF_INET6;
+		r->from.v6 = ipv6_hdr(skb)->saddr;
+		r->ce = INET_ECN_is_ce(ipv6_get_dsfield(ipv6_hdr(skb)));
+		return true;
+	}
+	return false;
 }
 
 static void dispatch(struct mpdt_sock *msk, const struct mpdt_pkt *pkt,

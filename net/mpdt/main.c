@@ -6,6 +6,7 @@
  */
 #include <linux/module.h>
 #include <net/protocol.h>
+#include <net/transp_v6.h>
 
 #include "protocol.h"
 
@@ -118,6 +119,13 @@ static struct inet_protosw mpdt_protosw = {
 	.ops		= &mpdt_inet_ops,
 };
 
+static struct inet_protosw mpdt6_protosw = {
+	.type		= SOCK_DGRAM,
+	.protocol	= IPPROTO_MPDT,
+	.prot		= &mpdtv6_prot,
+	.ops		= &mpdt_inet6_ops,
+};
+
 static int __init mpdt_init(void)
 {
 	int err;
@@ -133,6 +141,9 @@ static int __init mpdt_init(void)
 	err = proto_register(&mpdt_prot, 1);
 	if (err)
 		goto err_caches;
+	err = proto_register(&mpdtv6_prot, 1);
+	if (err)
+		goto err_proto4;
 	err = mpdt_net_register();
 	if (err)
 		goto err_proto;
@@ -140,11 +151,19 @@ static int __init mpdt_init(void)
 	if (err)
 		goto err_net;
 	inet_register_protosw(&mpdt_protosw);
+	err = inet6_register_protosw(&mpdt6_protosw);
+	if (err)
+		goto err_protosw;
 	return 0;
 
+err_protosw:
+	inet_unregister_protosw(&mpdt_protosw);
+	mpdt_netlink_unregister();
 err_net:
 	mpdt_net_unregister();
 err_proto:
+	proto_unregister(&mpdtv6_prot);
+err_proto4:
 	proto_unregister(&mpdt_prot);
 err_caches:
 	mpdt_caches_destroy();
@@ -153,11 +172,13 @@ err_caches:
 
 static void __exit mpdt_exit(void)
 {
+	inet6_unregister_protosw(&mpdt6_protosw);
 	inet_unregister_protosw(&mpdt_protosw);
 	mpdt_netlink_unregister();
 	mpdt_net_unregister();
 	/* Sockets are freed after an RCU grace period (SOCK_RCU_FREE). */
 	rcu_barrier();
+	proto_unregister(&mpdtv6_prot);
 	proto_unregister(&mpdt_prot);
 	mpdt_caches_destroy();
 }
@@ -167,3 +188,4 @@ module_exit(mpdt_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("MPDT: reliable multipath datagram transport");
 MODULE_ALIAS_NET_PF_PROTO_TYPE(PF_INET, IPPROTO_MPDT, SOCK_DGRAM);
+MODULE_ALIAS_NET_PF_PROTO_TYPE(PF_INET6, IPPROTO_MPDT, SOCK_DGRAM);

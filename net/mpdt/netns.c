@@ -17,8 +17,7 @@ struct mpdt_net *mpdt_net(const struct net *net)
 	return net_generic(net, mpdt_net_id);
 }
 
-/* The tunnel socket exists from the first bind() in the netns on. */
-static int tunnel_get(struct mpdt_net *mn)
+static struct socket *tunnel_open(struct mpdt_net *mn, int family)
 {
 	struct udp_tunnel_sock_cfg cfg = {
 		.sk_user_data	= mn,
@@ -26,34 +25,57 @@ static int tunnel_get(struct mpdt_net *mn)
 		.encap_rcv	= mpdt_udp_encap_recv,
 	};
 	struct udp_port_cfg port = {
-		.family		= AF_INET,
+		.family		= family,
 		.local_udp_port	= htons(mn->params.udp_port),
+		.ipv6_v6only	= 1,
 	};
 	struct socket *sock;
 	int err;
 
+	err = udp_sock_create(mn->net, &port, &sock);
+	if (err) {
+		net_warn_ratelimited("mpdt: cannot bind UDP%s port %u: %d\n",
+				     family == AF_INET6 ? "v6" : "",
+				     mn->params.udp_port, err);
+		return ERR_PTR(err);
+	}
+	setup_udp_tunnel_sock(mn->net, sock, &cfg);
+	return sock;
+}
+
+/*
+ * The tunnel sockets exist from the first bind() in the netns on.  IPv6 is
+ * optional: a netns where it is disabled still carries MPDT over IPv4.
+ */
+static int tunnel_get(struct mpdt_net *mn)
+{
+	struct socket *sock;
+
 	lockdep_assert_held(&mn->lock);
 	if (rcu_access_pointer(mn->tunnel))
 		return 0;
-	err = udp_sock_create(mn->net, &port, &sock);
-	if (err) {
-		net_warn_ratelimited("mpdt: cannot bind UDP port %u: %d\n",
-				     mn->params.udp_port, err);
-		return err;
-	}
-	setup_udp_tunnel_sock(mn->net, sock, &cfg);
+	sock = tunnel_open(mn, AF_INET);
+	if (IS_ERR(sock))
+		return PTR_ERR(sock);
 	rcu_assign_pointer(mn->tunnel, sock);
+	sock = tunnel_open(mn, AF_INET6);
+	if (!IS_ERR(sock))
+		rcu_assign_pointer(mn->tunnel6, sock);
 	return 0;
 }
 
 static void tunnel_put(struct mpdt_net *mn)
 {
 	struct socket *sock = rcu_replace_pointer(mn->tunnel, NULL, true);
+	struct socket *sock6 = rcu_replace_pointer(mn->tunnel6, NULL, true);
 
-	if (!sock)
+	if (!sock && !sock6)
 		return;
 	synchronize_net();
-	udp_tunnel_sock_release(sock);
+	if (sock)
+		udp_tunnel_sock_release(sock);
+	if (sock6)
+		udp_tunnel_sock_release(sock6);
 }
 
 static struct hlist_head *port_bucket(struct mpdt_net *mn, u16 port)

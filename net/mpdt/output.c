@@ -8,6 +8,8 @@
 #include <linux/skbuff.h>
 #include <net/inet_ecn.h>
 #include <net/ip.h>
+#include <net/ip6_route.h>
+#include <net/ipv6_stubs.h>
 #include <net/route.h>
 #include <net/udp_tunnel.h>
 
@@ -37,7 +39,8 @@ static void xmit_v4(struct mpdt_conn *c, struct sk_buff *skb,
 	__be16 dport = htons(mn->params.udp_port);
 	struct flowi4 fl4 = {
 		.daddr		= c->peer.v4,
-		.saddr		= c->msk->bound_addr,
+		.saddr		= c->msk->bound.family == AF_INET ?
+				  c->msk->bound.v4 : 0,
 		.flowi4_proto	= IPPROTO_UDP,
 		.fl4_sport	= sport,
 		.fl4_dport	= dport,
@@ -56,9 +59,39 @@ static void xmit_v4(struct mpdt_conn *c, struct sk_buff *skb,
 			    htons(IP_DF), sport, dport, false, false);
 }
 
+/* The entropy also goes in the IPv6 flow label (never 0: "no label"). */
+static void xmit_v6(struct mpdt_conn *c, struct sk_buff *skb,
+		    struct socket *tunnel, u16 ev)
+{
+	struct mpdt_net *mn = c->msk->mn;
+	__be16 sport = htons(mn->params.entropy_base + ev);
+	__be16 dport = htons(mn->params.udp_port);
+	struct flowi6 fl6 = {
+		.daddr		= c->peer.v6,
+		.flowi6_proto	= IPPROTO_UDP,
+		.flowlabel	= htonl(ev + 1),
+		.fl6_sport	= sport,
+		.fl6_dport	= dport,
+	};
+	struct dst_entry *dst;
+
+	if (c->msk->bound.family == AF_INET6)
+		fl6.saddr = c->msk->bound.v6;
+	dst = ipv6_stub->ipv6_dst_lookup_flow(mn->net, tunnel->sk, &fl6, NULL);
+	if (IS_ERR(dst)) {
+		mpdt_stat_inc(mn, MPDT_STAT_TX_ERR);
+		kfree_skb(skb);
+		return;
+	}
+	udp_tunnel6_xmit_skb(dst, tunnel->sk, skb, NULL, &fl6.saddr,
+			     &fl6.daddr, INET_ECN_ECT_0, ip6_dst_hoplimit(dst),
+			     fl6.flowlabel, sport, dport, false);
+}
+
 static void xmit(struct mpdt_conn *c, struct sk_buff *skb, u16 ev)
 {
 	struct mpdt_net *mn = c->msk->mn;
+	bool v6 = c->peer.family == AF_INET6;
 	struct socket *tunnel;
 
 	if (!skb) {
@@ -68,12 +101,15 @@ static void xmit(struct mpdt_conn *c, struct sk_buff *skb, u16 ev)
 	mpdt_stat_inc(mn, MPDT_STAT_TX_PKTS);
 	mpdt_stat_add(mn, MPDT_STAT_TX_BYTES, skb->len);
 	rcu_read_lock();
-	tunnel = rcu_dereference(mn->tunnel);
-	if (tunnel && c->peer.family == AF_INET) {
-		xmit_v4(c, skb, tunnel, ev);
-	} else {
+	tunnel = v6 ? rcu_dereference(mn->tunnel6) :
+		      rcu_dereference(mn->tunnel);
+	if (!tunnel) {
 		mpdt_stat_inc(mn, MPDT_STAT_TX_ERR);
 		kfree_skb(skb);
+	} else if (v6) {
+		xmit_v6(c, skb, tunnel, ev);
+	} else {
+		xmit_v4(c, skb, tunnel, ev);
 	}
 	rcu_read_unlock();
 }

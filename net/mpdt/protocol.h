@@ -15,6 +15,7 @@
 #include <linux/hashtable.h>
 #include <linux/hrtimer.h>
 #include <linux/in6.h>
+#include <linux/ipv6.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <net/inet_sock.h>
@@ -51,6 +52,7 @@ struct mpdt_net {
 	struct net *net;
 	struct mutex lock;		/* binds, the tunnel, param changes */
 	struct socket __rcu *tunnel;	/* kernel UDP socket, on first bind */
+	struct socket __rcu *tunnel6;	/* its IPv6 twin, same port */
 	struct mpdt_params params;
 	const struct mpdt_lb_ops *lb;	/* defaults for new connections */
 	const struct mpdt_cc_ops *cc;
@@ -67,7 +69,7 @@ struct mpdt_sock {
 	struct mpdt_net *mn;
 	struct hlist_node port_node;	/* mn->ports, RCU */
 	u16 port;			/* bound MPDT port; 0 = unbound */
-	__be32 bound_addr;
+	struct mpdt_addr bound;		/* local address; any if unspecified */
 	struct mpdt_addr peer;		/* default peer after connect() */
 	bool connected;
 	bool closing;
@@ -80,6 +82,12 @@ static inline struct mpdt_sock *mpdt_sk(const struct sock *sk)
 {
 	return (struct mpdt_sock *)sk;
 }
+
+/* An AF_INET6 socket: inet6_create() expects ipv6_pinfo at the end. */
+struct mpdt6_sock {
+	struct mpdt_sock msk;
+	struct ipv6_pinfo inet6;
+};
 
 /* A message being sent: kept whole until every packet is acknowledged. */
 struct mpdt_txmsg {
@@ -148,6 +156,14 @@ extern struct kmem_cache *mpdt_conn_cache;
 extern struct kmem_cache *mpdt_txmsg_cache;
 extern struct kmem_cache *mpdt_rxmsg_cache;
 
+/* addr.c */
+int mpdt_addr_from_user(const struct sock *sk, const struct sockaddr *uaddr,
+			int len, struct mpdt_addr *a);
+int mpdt_addr_to_user(const struct sock *sk, const struct mpdt_addr *a,
+		      struct sockaddr *uaddr);
+bool mpdt_addr_is_any(const struct mpdt_addr *a);
+bool mpdt_addr_is_local(struct net *net, const struct mpdt_addr *a);
+
 /* netns.c */
 struct mpdt_net *mpdt_net(const struct net *net);
 int mpdt_net_bind(struct mpdt_sock *msk, u16 port);
@@ -210,7 +226,9 @@ void mpdt_send_probe(struct mpdt_conn *c, u16 ev, u64 now);
 
 /* socket.c */
 extern struct proto mpdt_prot;
+extern struct proto mpdtv6_prot;
 extern const struct proto_ops mpdt_inet_ops;
+extern const struct proto_ops mpdt_inet6_ops;
 void mpdt_sock_wake_writers(struct mpdt_sock *msk);
 
 static inline u64 mpdt_now(void)

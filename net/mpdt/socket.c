@@ -40,6 +40,13 @@ struct proto mpdt_prot = {
 	.obj_size	= sizeof(struct mpdt_sock),
 };
 
+struct proto mpdtv6_prot = {
+	.name		= "MPDTv6",
+	.owner		= THIS_MODULE,
+	.init		= mpdt_sk_init,
+	.obj_size	= sizeof(struct mpdt6_sock),
+};
+
 void mpdt_sock_wake_writers(struct mpdt_sock *msk)
 {
 	struct sock *sk = &msk->inet.sk;
@@ -54,33 +61,6 @@ void mpdt_sock_wake_writers(struct mpdt_sock *msk)
 	sk_wake_async(sk, SOCK_WAKE_SPACE, POLL_OUT);
 }
 
-static int addr_from_user(const struct sockaddr *uaddr, int len,
-			  struct mpdt_addr *a)
-{
-	const struct sockaddr_in *sin = (const struct sockaddr_in *)uaddr;
-
-	if (len < sizeof(*sin))
-		return -EINVAL;
-	if (sin->sin_family != AF_INET)
-		return -EAFNOSUPPORT;
-	memset(a, 0, sizeof(*a));
-	a->family = AF_INET;
-	a->v4 = sin->sin_addr.s_addr;
-	a->port = sin->sin_port;
-	return 0;
-}
-
-static int addr_to_user(const struct mpdt_addr *a, struct sockaddr *uaddr)
-{
-	struct sockaddr_in *sin = (struct sockaddr_in *)uaddr;
-
-	memset(sin, 0, sizeof(*sin));
-	sin->sin_family = AF_INET;
-	sin->sin_port = a->port;
-	sin->sin_addr.s_addr = a->v4;
-	return sizeof(*sin);
-}
-
 static int mpdt_bind(struct socket *sock, struct sockaddr *uaddr, int len)
 {
 	struct mpdt_sock *msk = mpdt_sk(sock->sk);
@@ -88,16 +68,15 @@ static int mpdt_bind(struct socket *sock, struct sockaddr *uaddr, int len)
 	struct mpdt_addr a;
 	int err;
 
-	err = addr_from_user(uaddr, len, &a);
+	err = mpdt_addr_from_user(sock->sk, uaddr, len, &a);
 	if (err)
 		return err;
-	if (a.v4 != htonl(INADDR_ANY) &&
-	    inet_addr_type(net, a.v4) != RTN_LOCAL)
+	if (!mpdt_addr_is_local(net, &a))
 		return -EADDRNOTAVAIL;
 	lock_sock(sock->sk);
 	err = mpdt_net_bind(msk, ntohs(a.port));
 	if (!err)
-		msk->bound_addr = a.v4;
+		msk->bound = a;
 	release_sock(sock->sk);
 	return err;
 }
@@ -120,10 +99,10 @@ static int mpdt_connect(struct socket *sock, struct sockaddr *uaddr,
 		release_sock(sock->sk);
 		return 0;
 	}
-	err = addr_from_user(uaddr, len, &a);
+	err = mpdt_addr_from_user(sock->sk, uaddr, len, &a);
 	if (err)
 		return err;
-	if (!a.port || !a.v4)
+	if (!a.port || mpdt_addr_is_any(&a))
 		return -EINVAL;
 	lock_sock(sock->sk);
 	err = autobind(msk);
@@ -139,18 +118,15 @@ static int mpdt_getname(struct socket *sock, struct sockaddr *uaddr,
 			int peer)
 {
 	struct mpdt_sock *msk = mpdt_sk(sock->sk);
-	struct mpdt_addr local = {
-		.family = AF_INET,
-		.port = htons(msk->port),
-		.v4 = msk->bound_addr,
-	};
+	struct mpdt_addr local = msk->bound;
 
 	if (peer) {
 		if (!msk->connected)
 			return -ENOTCONN;
-		return addr_to_user(&msk->peer, uaddr);
+		return mpdt_addr_to_user(sock->sk, &msk->peer, uaddr);
 	}
-	return addr_to_user(&local, uaddr);
+	local.port = htons(msk->port);
+	return mpdt_addr_to_user(sock->sk, &local, uaddr);
 }
 
 static bool writable(const struct sock *sk)
@@ -236,8 +212,9 @@ static int msg_peer(struct mpdt_sock *msk, struct msghdr *msg,
 		*peer = msk->peer;
 		return 0;
 	}
-	err = addr_from_user(msg->msg_name, msg->msg_namelen, peer);
-	if (!err && (!peer->port || !peer->v4))
+	err = mpdt_addr_from_user(&msk->inet.sk, msg->msg_name,
+				  msg->msg_namelen, peer);
+	if (!err && (!peer->port || mpdt_addr_is_any(peer)))
 		err = -EINVAL;
 	return err;
 }
@@ -340,8 +317,8 @@ static int mpdt_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		if (copied < m->len)
 			msg->msg_flags |= MSG_TRUNC;
 		if (msg->msg_name)
-			msg->msg_namelen = addr_to_user(&m->from,
-							msg->msg_name);
+			msg->msg_namelen = mpdt_addr_to_user(sk, &m->from,
+							     msg->msg_name);
 		err = flags & MSG_TRUNC ? m->len : copied;
 	}
 	mpdt_rxmsg_free(msk, m);
@@ -372,8 +349,9 @@ static int mpdt_getsockopt(struct socket *sock, int level, int optname,
 		if (!msk->connected)
 			return -ENOTCONN;
 		peer = msk->peer;
-	} else if (addr_from_user((struct sockaddr *)&info.mi_peer,
-				  sizeof(info.mi_peer), &peer)) {
+	} else if (mpdt_addr_from_user(sock->sk,
+				       (struct sockaddr *)&info.mi_peer,
+				       sizeof(info.mi_peer), &peer)) {
 		return -EINVAL;
 	}
 	spin_lock_bh(&msk->lock);
@@ -383,7 +361,7 @@ static int mpdt_getsockopt(struct socket *sock, int level, int optname,
 	spin_unlock_bh(&msk->lock);
 	if (!c)
 		return -ENOENT;
-	addr_to_user(&peer, (struct sockaddr *)&info.mi_peer);
+	mpdt_addr_to_user(sock->sk, &peer, (struct sockaddr *)&info.mi_peer);
 	if (put_user(len, optlen) || copy_to_user(optval, &info, len))
 		return -EFAULT;
 	return 0;
@@ -446,6 +424,25 @@ static int mpdt_release(struct socket *sock)
 
 const struct proto_ops mpdt_inet_ops = {
 	.family		= PF_INET,
+	.owner		= THIS_MODULE,
+	.release	= mpdt_release,
+	.bind		= mpdt_bind,
+	.connect	= mpdt_connect,
+	.socketpair	= sock_no_socketpair,
+	.accept		= sock_no_accept,
+	.getname	= mpdt_getname,
+	.poll		= mpdt_poll,
+	.ioctl		= sock_no_ioctl,
+	.listen		= sock_no_listen,
+	.shutdown	= sock_no_shutdown,
+	.getsockopt	= mpdt_getsockopt,
+	.sendmsg	= mpdt_sendmsg,
+	.recvmsg	= mpdt_recvmsg,
+	.mmap		= sock_no_mmap,
+};
+
+const struct proto_ops mpdt_inet6_ops = {
+	.family		= PF_INET6,
 	.owner		= THIS_MODULE,
 	.release	= mpdt_release,
 	.bind		= mpdt_bind,

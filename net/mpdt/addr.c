@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Socket addresses: AF_INET sockets take sockaddr_in; AF_INET6 sockets take
+ * sockaddr_in6, where a v4-mapped address names an IPv4 peer (like UDP).
+ * The core only ever sees struct mpdt_addr.
+ */
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <net/addrconf.h>
+#include <net/ipv6.h>
+#include <net/route.h>
+
+#include "protocol.h"
+
+int mpdt_addr_from_user(const struct sock *sk, const struct sockaddr *uaddr,
+			int len, struct mpdt_addr *a)
+{
+	const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)uaddr;
+	const struct sockaddr_in *sin = (const struct sockaddr_in *)uaddr;
+
+	memset(a, 0, sizeof(*a));
+	if (len < sizeof(sa_family_t) || uaddr->sa_family != sk->sk_family)
+		return -EAFNOSUPPORT;
+	if (sk->sk_family == AF_INET) {
+		if (len < sizeof(*sin))
+			return -EINVAL;
+		a->family = AF_INET;
+		a->v4 = sin->sin_addr.s_addr;
+		a->port = sin->sin_port;
+		return 0;
+	}
+	if (len < SIN6_LEN_RFC2133)
+		return -EINVAL;
+	a->port = sin6->sin6_port;
+	if (ipv6_addr_v4mapped(&sin6->sin6_addr)) {
+		a->family = AF_INET;
+		a->v4 = sin6->sin6_addr.s6_addr32[3];
+	} else {
+		a->family = AF_INET6;
+		a->v6 = sin6->sin6_addr;
+	}
+	return 0;
+}
+
+/* Returns the length written: the socket's own address family. */
+int mpdt_addr_to_user(const struct sock *sk, const struct mpdt_addr *a,
+		      struct sockaddr *uaddr)
+{
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)uaddr;
+	struct sockaddr_in *sin = (struct sockaddr_in *)uaddr;
+
+	if (sk->sk_family == AF_INET) {
+		memset(sin, 0, sizeof(*sin));
+		sin->sin_family = AF_INET;
+		sin->sin_port = a->port;
+		sin->sin_addr.s_addr = a->v4;
+		return sizeof(*sin);
+	}
+	memset(sin6, 0, sizeof(*sin6));
+	sin6->sin6_family = AF_INET6;
+	sin6->sin6_port = a->port;
+	if (a->family == AF_INET6)
+		sin6->sin6_addr = a->v6;
+	else if (a->family == AF_INET)
+		ipv6_addr_set_v4mapped(a->v4, &sin6->sin6_addr);
+	return sizeof(*sin6);
+}
+
+bool mpdt_addr_is_any(const struct mpdt_addr *a)
+{
+	if (a->family == AF_INET6)
+		return ipv6_addr_any(&a->v6);
+	return a->v4 == htonl(INADDR_ANY);
+}
+
+/* The wildcard or an address of this host, in @net. */
+bool mpdt_addr_is_local(struct net *net, const struct mpdt_addr *a)
+{
+	if (mpdt_addr_is_any(a))
+		return true;
+	if (a->family == AF_INET6)
+		return ipv6_chk_addr(net, &a->v6, NULL, 0);
+	return inet_addr_type(net, a->v4) == RTN_LOCAL;
+}
