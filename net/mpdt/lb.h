@@ -26,8 +26,7 @@ struct mpdt_lb_ctx {
 	u32 bdp_pkts;		/* configured BDP, in packets */
 	u64 rtt_ns;		/* smoothed RTT, or the base RTT before one */
 	bool resend;		/* the packet is a retransmission */
-	/*
-	 * Out, for policies that keep a stream of packets on one path and in
+	/* Out, for policies that keep a stream of packets on one path and in
 	 * order (ParaLet flowlets): set in_flowlet and the PSN sent before
 	 * this one on the same flowlet (or this PSN if it starts one).  The
 	 * receiver then treats a gap inside a flowlet as a loss.

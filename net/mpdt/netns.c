@@ -43,8 +43,7 @@ static struct socket *tunnel_open(struct mpdt_net *mn, int family)
 	return sock;
 }
 
-/*
- * The tunnel sockets exist from the first bind() in the netns on.  IPv6 is
+/* The tunnel sockets exist from the first bind() in the netns on.  IPv6 is
  * optional: a netns where it is disabled still carries MPDT over IPv4.
  */
 static int tunnel_get(struct mpdt_net *mn)

@@ -269,7 +269,6 @@ void mpdt_tx_on_nack(struct mpdt_conn *c, const struct mpdt_pkt *pkt)
 	mpdt_conn_push(c);
 }
 
-
 /* Timeout-based detection (§3.3.2); too many in a row fail the peer. */
 static void on_rto(struct mpdt_conn *c, u64 now)
 {
