@@ -46,6 +46,11 @@ struct mpdt_lb_ack {
 
 struct mpdt_lb_ops {
 	const char *name;
+	/* Keeps flowlets in order: the receiver reports gaps inside a
+	 * flowlet, so out-of-order counts (gaps between flowlets) are no
+	 * sign of loss.
+	 */
+	bool flowlets;
 	/* Bytes of private state for these parameters; NULL means none. */
 	u32 (*priv_size)(const struct mpdt_params *p);
 	/* @seed is random per connection. */

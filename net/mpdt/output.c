@@ -125,7 +125,7 @@ static void fill_common(struct mpdt_conn *c, struct mpdt_pkt *h, u8 type,
 	h->hdr.ev = ev;
 }
 
-void mpdt_send_data(struct mpdt_conn *c, u32 psn, u16 flags)
+void mpdt_send_data(struct mpdt_conn *c, u32 psn, u16 flags, u32 prev_psn)
 {
 	const struct mpdt_sb_pkt *p = mpdt_sb_at(&c->sb, psn);
 	const struct mpdt_txmsg *m = p->owner;
@@ -137,6 +137,7 @@ void mpdt_send_data(struct mpdt_conn *c, u32 psn, u16 flags)
 			.msg_len = m->len,
 			.ts = p->sent_ns,
 			.payload_len = p->len,
+			.prev_psn = prev_psn,
 		},
 	};
 	struct sk_buff *skb;

@@ -217,7 +217,7 @@ void mpdt_rx_on_probe(struct mpdt_conn *c, const struct mpdt_pkt *pkt);
 int mpdt_udp_encap_recv(struct sock *sk, struct sk_buff *skb);
 
 /* output.c */
-void mpdt_send_data(struct mpdt_conn *c, u32 psn, u16 flags);
+void mpdt_send_data(struct mpdt_conn *c, u32 psn, u16 flags, u32 prev_psn);
 void mpdt_send_sack(struct mpdt_conn *c, const struct mpdt_sack *s,
 		    u16 ev, u16 flags);
 void mpdt_send_nack(struct mpdt_conn *c, const struct mpdt_nack *n, u16 ev,

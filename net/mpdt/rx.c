@@ -145,6 +145,30 @@ static void send_nack(struct mpdt_conn *c, const struct mpdt_pkt *pkt,
 	mpdt_send_nack(c, &n, pkt->hdr.ev, ce ? MPDT_F_CE : 0);
 }
 
+/* A new packet whose predecessor on its in-order stream has not arrived is
+ * counted as reordered.  Inside a ParaLet flowlet, which follows one path,
+ * that means the predecessor was lost (paralet.txt §3): NACK it at once.
+ */
+static void note_reordering(struct mpdt_conn *c, const struct mpdt_pkt *pkt)
+{
+	const struct mpdt_data *d = &pkt->data;
+	struct mpdt_nack n = {
+		.psn = d->prev_psn,
+		.code = MPDT_NACK_FLOWLET_GAP,
+		.epsn = c->rx.epsn,
+		.echo_ts = d->ts,
+	};
+
+	if (d->prev_psn == d->psn ||
+	    mpdt_rx_check(&c->rx, d->prev_psn) != MPDT_RX_NEW)
+		return;
+	mpdt_stat_inc(c->msk->mn, MPDT_STAT_RX_REORDERED);
+	if (pkt->hdr.flags & MPDT_F_FLOWLET) {
+		c->nacks_sent++;
+		mpdt_send_nack(c, &n, pkt->hdr.ev, 0);
+	}
+}
+
 /* Place a new packet; returns the NACK code to answer with, or 0. */
 static u8 rx_accept(struct mpdt_conn *c, const struct mpdt_pkt *pkt,
 		    const struct sk_buff *skb, u32 skb_off,
@@ -206,6 +230,7 @@ void mpdt_rx_on_data(struct mpdt_conn *c, const struct mpdt_pkt *pkt,
 	if (a.verdict == MPDT_RX_DUPLICATE) {
 		mpdt_stat_inc(c->msk->mn, MPDT_STAT_RX_DUP_DATA);
 	} else {
+		note_reordering(c, pkt);
 		nack = rx_accept(c, pkt, skb, skb_off, &a);
 		if (nack) {
 			send_nack(c, pkt, nack, ce);

@@ -44,6 +44,7 @@ static const char * const mpdt_stat_names[__MPDT_STAT_MAX] = {
 	[MPDT_STAT_DROP_MSG_MISMATCH]	= "drop_msg_mismatch",
 	[MPDT_STAT_DROP_CONN_LIMIT]	= "drop_conn_limit",
 	[MPDT_STAT_DROP_TRIMMED]	= "drop_trimmed",
+	[MPDT_STAT_RX_REORDERED]	= "rx_reordered",
 };
 
 void mpdt_stat_inc(struct mpdt_net *mn, enum mpdt_stat s)

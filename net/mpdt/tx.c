@@ -78,23 +78,27 @@ static bool window_starves_acks(const struct mpdt_conn *c, u32 len)
 	       mpdt_sb_inflight(&c->sb) + len >= c->cc.cwnd;
 }
 
-static u16 choose_ev(struct mpdt_conn *c, u64 now, bool resend)
+/* The policy's entropy for @psn; @ctx says whether it joins a flowlet. */
+static u16 choose_ev(struct mpdt_conn *c, u64 now, u32 psn, bool resend,
+		     struct mpdt_lb_ctx *ctx)
 {
 	const struct mpdt_params *p = &c->msk->mn->params;
-	struct mpdt_lb_ctx ctx = {
+
+	*ctx = (struct mpdt_lb_ctx) {
 		.now = now,
+		.psn = psn,
 		.cwnd_pkts = max(1U, c->cc.cwnd / c->cc.mss),
 		.bdp_pkts = max_t(u32, 1, div_u64(mpdt_bdp(p), c->cc.mss)),
 		.rtt_ns = c->rtt.samples ? c->rtt.srtt : base_rtt_ns(c),
 		.resend = resend,
 	};
-
-	return c->lb.ops->choose_ev(&c->lb, &ctx);
+	return c->lb.ops->choose_ev(&c->lb, ctx);
 }
 
 static bool resend_one(struct mpdt_conn *c, u64 now)
 {
 	struct mpdt_sb_pkt *pkt;
+	struct mpdt_lb_ctx ctx;
 	u32 psn;
 
 	if (!mpdt_sb_next_lost(&c->sb, &psn))
@@ -102,17 +106,20 @@ static bool resend_one(struct mpdt_conn *c, u64 now)
 	pkt = mpdt_sb_at(&c->sb, psn);
 	if (!cwnd_allows(c, pkt->len))
 		return false;
-	/* The resend takes the policy's current choice, not the lost path. */
-	mpdt_sb_resent(&c->sb, psn, choose_ev(c, now, true), now);
-	mpdt_send_data(c, psn, MPDT_F_RETX | MPDT_F_AR);
+	/* The resend takes the policy's current choice, not the lost path;
+	 * it belongs to no in-order stream.
+	 */
+	mpdt_sb_resent(&c->sb, psn, choose_ev(c, now, psn, true, &ctx), now);
+	mpdt_send_data(c, psn, MPDT_F_RETX | MPDT_F_AR, psn);
 	return true;
 }
 
 static bool send_new(struct mpdt_conn *c, u64 now)
 {
 	struct mpdt_txmsg *m = c->tx_next;
+	struct mpdt_lb_ctx ctx;
 	u32 off, len, psn;
-	u16 flags = 0;
+	u16 flags = 0, ev;
 
 	if (!m || !mpdt_sb_window_open(&c->sb))
 		return false;
@@ -120,8 +127,8 @@ static bool send_new(struct mpdt_conn *c, u64 now)
 	len = min(m->mss, m->len - off);
 	if (!cwnd_allows(c, len))
 		return false;
-	psn = mpdt_sb_record(&c->sb, m, off, len, choose_ev(c, now, false),
-			     now);
+	ev = choose_ev(c, now, c->sb.nxt, false, &ctx);
+	psn = mpdt_sb_record(&c->sb, m, off, len, ev, now);
 	if (++m->sent == m->npkts)
 		c->tx_next = list_is_last(&m->node, &c->tx_msgs) ? NULL :
 			     list_next_entry(m, node);
@@ -130,7 +137,10 @@ static bool send_new(struct mpdt_conn *c, u64 now)
 	 */
 	if (!c->tx_next || window_starves_acks(c, len))
 		flags |= MPDT_F_AR;
-	mpdt_send_data(c, psn, flags);
+	if (ctx.in_flowlet)
+		flags |= MPDT_F_FLOWLET;
+	mpdt_send_data(c, psn, flags,
+		       ctx.in_flowlet ? ctx.flowlet_prev : psn - 1);
 	return true;
 }
 
@@ -207,7 +217,11 @@ void mpdt_tx_on_sack(struct mpdt_conn *c, const struct mpdt_pkt *pkt,
 	if (!tx_incarnation_ok(c, pkt->hdr.nonce))
 		return;
 	memcpy(before, c->sb.retx, sizeof(before));
-	cwnd_pkts = max(1U, c->cc.cwnd / c->cc.mss);
+	/* Between flowlets out of order is normal: the receiver reports
+	 * the gaps that matter (inside a flowlet) with NACKs instead.
+	 */
+	cwnd_pkts = c->lb.ops->flowlets ? U32_MAX :
+		    max(1U, c->cc.cwnd / c->cc.mss);
 	if (mpdt_sb_on_sack(&c->sb, s, pkt->hdr.flags & MPDT_F_PROBE_ACK,
 			    cwnd_pkts, base_rtt_ns(c), now, tx_acked, c,
 			    &ack) != MPDT_SB_OK) {
@@ -302,7 +316,9 @@ static void send_probe(struct mpdt_conn *c, u64 now)
 {
 	mpdt_sb_on_probe_sent(&c->sb, now);
 	c->probes++;
-	mpdt_send_probe(c, choose_ev(c, now, false), now);
+	struct mpdt_lb_ctx ctx;
+
+	mpdt_send_probe(c, choose_ev(c, now, c->sb.una, true, &ctx), now);
 }
 
 static u64 earliest(u64 a, u64 b)

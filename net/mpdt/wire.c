@@ -60,7 +60,7 @@ static u16 allowed_flags(u8 type)
 {
 	switch (type) {
 	case MPDT_T_DATA:
-		return MPDT_F_AR | MPDT_F_RETX | MPDT_F_TRIMMED;
+		return MPDT_F_AR | MPDT_F_RETX | MPDT_F_TRIMMED | MPDT_F_FLOWLET;
 	case MPDT_T_SACK:
 		return MPDT_F_CE | MPDT_F_PROBE_ACK;
 	case MPDT_T_NACK:
@@ -94,6 +94,7 @@ static enum mpdt_wire_err decode_data(const u8 *b, u32 len,
 	d->msg_len = get32(b + 12);
 	d->ts = get64(b + 16);
 	d->payload_len = get16(b + 24);
+	d->prev_psn = get32(b + 28);
 
 	/* A trimmed packet keeps its header and loses (part of) its payload. */
 	if (trimmed ? avail > d->payload_len : avail != d->payload_len)
@@ -166,8 +167,8 @@ enum mpdt_wire_err mpdt_wire_decode(const u8 *buf, u32 len,
 		break;
 	case MPDT_T_NACK:
 		decode_nack(body, &pkt->nack);
-		if (pkt->nack.code != MPDT_NACK_NO_BUFFER &&
-		    pkt->nack.code != MPDT_NACK_TRIMMED)
+		if (pkt->nack.code < MPDT_NACK_NO_BUFFER ||
+		    pkt->nack.code > MPDT_NACK_FLOWLET_GAP)
 			return MPDT_WIRE_BAD_TYPE;
 		break;
 	case MPDT_T_PROBE:
@@ -199,6 +200,7 @@ static void encode_data(const struct mpdt_data *d, u8 *b)
 	put64(b + 16, d->ts);
 	put16(b + 24, d->payload_len);
 	put16(b + 26, 0);
+	put32(b + 28, d->prev_psn);
 }
 
 static void encode_sack(const struct mpdt_sack *s, u8 *b)

@@ -27,14 +27,16 @@ enum mpdt_type {
 #define MPDT_F_TRIMMED		0x0004	/* DATA: a switch cut the payload */
 #define MPDT_F_CE		0x0008	/* SACK/NACK: trigger was CE marked */
 #define MPDT_F_PROBE_ACK	0x0010	/* SACK: answers a PROBE */
+#define MPDT_F_FLOWLET		0x0020	/* DATA: in order after prev_psn */
 
 enum mpdt_nack_code {
 	MPDT_NACK_NO_BUFFER = 1,	/* receiver out of memory for it */
 	MPDT_NACK_TRIMMED = 2,		/* payload trimmed in the fabric */
+	MPDT_NACK_FLOWLET_GAP = 3,	/* its flowlet successor came first */
 };
 
 #define MPDT_COMMON_LEN		16
-#define MPDT_DATA_HLEN		(MPDT_COMMON_LEN + 28)
+#define MPDT_DATA_HLEN		(MPDT_COMMON_LEN + 32)
 #define MPDT_SACK_LEN		(MPDT_COMMON_LEN + 40)
 #define MPDT_NACK_LEN		(MPDT_COMMON_LEN + 20)
 #define MPDT_PROBE_LEN		(MPDT_COMMON_LEN + 16)
@@ -60,6 +62,11 @@ struct mpdt_data {
 	u32 msg_len;
 	u64 ts;			/* sender clock, ns, echoed in SACK/NACK */
 	u16 payload_len;	/* as sent, even when trimmed */
+	/* The PSN sent before this one on the same in-order stream: the
+	 * previous packet of the connection, or of the flowlet when
+	 * MPDT_F_FLOWLET is set; equal to psn for a retransmission.
+	 */
+	u32 prev_psn;
 };
 
 struct mpdt_sack {

@@ -61,7 +61,7 @@ static enum mpdt_wire_err decode_data(u32 offset, u32 msg_len,
 TEST(header_lengths_match_the_spec)
 {
 	EXPECT_EQ(16U, MPDT_COMMON_LEN);
-	EXPECT_EQ(44U, mpdt_wire_hlen(MPDT_T_DATA));
+	EXPECT_EQ(48U, mpdt_wire_hlen(MPDT_T_DATA));
 	EXPECT_EQ(56U, mpdt_wire_hlen(MPDT_T_SACK));
 	EXPECT_EQ(36U, mpdt_wire_hlen(MPDT_T_NACK));
 	EXPECT_EQ(32U, mpdt_wire_hlen(MPDT_T_PROBE));
@@ -84,12 +84,14 @@ TEST(data_header_bytes_are_big_endian_at_fixed_offsets)
 		0x00, 0x00, 0x10, 0x00, 0x00, 0x10, 0x00, 0x00,
 		/* ts */
 		0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
-		/* payload_len, reserved */
-		0x05, 0xdc, 0x00, 0x00,
+		/* payload_len, reserved, prev_psn */
+		0x05, 0xdc, 0x00, 0x00, 0x89, 0xab, 0xcd, 0xee,
 	};
 	struct mpdt_pkt pkt = unit_data(0x89abcdef, 0x1000, 0x100000, 1500,
 					MPDT_F_AR | MPDT_F_RETX);
 	u8 buf[BUF_LEN];
+
+	pkt.data.prev_psn = 0x89abcdee;
 
 	ASSERT_EQ(MPDT_DATA_HLEN, mpdt_wire_encode(&pkt, buf));
 	EXPECT_EQ(0, memcmp(want, buf, sizeof(want)));
@@ -380,7 +382,8 @@ static u16 allowed(u8 type)
 {
 	switch (type) {
 	case MPDT_T_DATA:
-		return MPDT_F_AR | MPDT_F_RETX | MPDT_F_TRIMMED;
+		return MPDT_F_AR | MPDT_F_RETX | MPDT_F_TRIMMED |
+		       MPDT_F_FLOWLET;
 	case MPDT_T_SACK:
 		return MPDT_F_CE | MPDT_F_PROBE_ACK;
 	case MPDT_T_NACK:
@@ -530,7 +533,7 @@ TEST(empty_payload_only_for_empty_message)
 
 TEST(unknown_nack_code_is_rejected)
 {
-	static const u8 codes[] = { 0, 3, 0x7f, 0xff };
+	static const u8 codes[] = { 0, 4, 0x7f, 0xff };
 	struct mpdt_pkt pkt, out;
 	size_t i;
 

@@ -186,6 +186,7 @@ enum mpdt_stat {
 	MPDT_STAT_DROP_MSG_MISMATCH,
 	MPDT_STAT_DROP_CONN_LIMIT,
 	MPDT_STAT_DROP_TRIMMED,
+	MPDT_STAT_RX_REORDERED,		/* arrived before its predecessor */
 	__MPDT_STAT_MAX
 };
 
