@@ -76,9 +76,10 @@ struct mpdt_conn *mpdt_conn_create(struct mpdt_sock *msk,
 		return NULL;
 	}
 	c->rx_bits = kzalloc(window / 8, gfp);
-	c->cc.ops = READ_ONCE(msk->mn->cc);
+	c->cc.ops = READ_ONCE(msk->cc) ?: READ_ONCE(msk->mn->cc);
 	c->cc.priv = algo_priv(c->cc.ops->priv_size, gfp);
-	if (lb_alloc(&c->lb, READ_ONCE(msk->mn->lb), &msk->mn->params, gfp) ||
+	if (lb_alloc(&c->lb, READ_ONCE(msk->lb) ?: READ_ONCE(msk->mn->lb),
+		     &msk->mn->params, gfp) ||
 	    !c->rx_bits || (c->cc.ops->priv_size && !c->cc.priv)) {
 		kfree(c->lb.priv);
 		kfree(c->cc.priv);

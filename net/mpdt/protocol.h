@@ -73,6 +73,9 @@ struct mpdt_sock {
 	struct mpdt_addr peer;		/* default peer after connect() */
 	bool connected;
 	bool closing;
+	/* Chosen with setsockopt(); NULL: the netns default at connect. */
+	const struct mpdt_lb_ops *lb;
+	const struct mpdt_cc_ops *cc;
 	u32 nconns;
 	DECLARE_HASHTABLE(conns, MPDT_CONN_HASH_BITS);
 	struct list_head rx_ready;	/* complete struct mpdt_rxmsg */

@@ -325,21 +325,13 @@ static int mpdt_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 	return err;
 }
 
-static int mpdt_getsockopt(struct socket *sock, int level, int optname,
-			   char __user *optval, int __user *optlen)
+static int get_info(struct mpdt_sock *msk, char __user *optval, int len)
 {
-	struct mpdt_sock *msk = mpdt_sk(sock->sk);
 	struct mpdt_info info = {};
+	struct sock *sk = &msk->inet.sk;
 	struct mpdt_addr peer;
 	struct mpdt_conn *c;
-	int len;
 
-	if (level != SOL_MPDT)
-		return -ENOPROTOOPT;
-	if (optname != MPDT_INFO)
-		return -ENOPROTOOPT;
-	if (get_user(len, optlen))
-		return -EFAULT;
 	if (len < (int)sizeof(info.mi_peer))
 		return -EINVAL;
 	len = min_t(int, len, sizeof(info));
@@ -349,8 +341,7 @@ static int mpdt_getsockopt(struct socket *sock, int level, int optname,
 		if (!msk->connected)
 			return -ENOTCONN;
 		peer = msk->peer;
-	} else if (mpdt_addr_from_user(sock->sk,
-				       (struct sockaddr *)&info.mi_peer,
+	} else if (mpdt_addr_from_user(sk, (struct sockaddr *)&info.mi_peer,
 				       sizeof(info.mi_peer), &peer)) {
 		return -EINVAL;
 	}
@@ -361,9 +352,80 @@ static int mpdt_getsockopt(struct socket *sock, int level, int optname,
 	spin_unlock_bh(&msk->lock);
 	if (!c)
 		return -ENOENT;
-	mpdt_addr_to_user(sock->sk, &peer, (struct sockaddr *)&info.mi_peer);
-	if (put_user(len, optlen) || copy_to_user(optval, &info, len))
+	mpdt_addr_to_user(sk, &peer, (struct sockaddr *)&info.mi_peer);
+	return copy_to_user(optval, &info, len) ? -EFAULT : len;
+}
+
+/* The algorithm new connections of this socket will use. */
+static const char *algo_name(struct mpdt_sock *msk, int optname)
+{
+	if (optname == MPDT_LB)
+		return (msk->lb ?: READ_ONCE(msk->mn->lb))->name;
+	return (msk->cc ?: READ_ONCE(msk->mn->cc))->name;
+}
+
+static int mpdt_getsockopt(struct socket *sock, int level, int optname,
+			   char __user *optval, int __user *optlen)
+{
+	struct mpdt_sock *msk = mpdt_sk(sock->sk);
+	const char *name;
+	int len;
+
+	if (level != SOL_MPDT)
+		return -ENOPROTOOPT;
+	if (get_user(len, optlen))
 		return -EFAULT;
+	if (len < 0)
+		return -EINVAL;
+	switch (optname) {
+	case MPDT_INFO:
+		len = get_info(msk, optval, len);
+		break;
+	case MPDT_LB:
+	case MPDT_CC:
+		name = algo_name(msk, optname);
+		len = min_t(int, len, strlen(name) + 1);
+		if (copy_to_user(optval, name, len))
+			len = -EFAULT;
+		break;
+	default:
+		return -ENOPROTOOPT;
+	}
+	if (len < 0)
+		return len;
+	return put_user(len, optlen);
+}
+
+/* MPDT_LB / MPDT_CC: by name, for connections this socket opens next. */
+static int mpdt_setsockopt(struct socket *sock, int level, int optname,
+			   sockptr_t optval, unsigned int optlen)
+{
+	struct mpdt_sock *msk = mpdt_sk(sock->sk);
+	char name[MPDT_ALGO_NAME_MAX] = {};
+	const struct mpdt_lb_ops *lb = NULL;
+	const struct mpdt_cc_ops *cc = NULL;
+
+	if (level != SOL_MPDT)
+		return -ENOPROTOOPT;
+	if (optname != MPDT_LB && optname != MPDT_CC)
+		return -ENOPROTOOPT;
+	if (!optlen || optlen > sizeof(name))
+		return -EINVAL;
+	if (copy_from_sockptr(name, optval, optlen))
+		return -EFAULT;
+	name[sizeof(name) - 1] = 0;
+	if (optname == MPDT_LB)
+		lb = mpdt_lb_find(name);
+	else
+		cc = mpdt_cc_find(name);
+	if (!lb && !cc)
+		return -ENOENT;
+	lock_sock(sock->sk);
+	if (lb)
+		WRITE_ONCE(msk->lb, lb);
+	else
+		WRITE_ONCE(msk->cc, cc);
+	release_sock(sock->sk);
 	return 0;
 }
 
@@ -435,6 +497,7 @@ const struct proto_ops mpdt_inet_ops = {
 	.ioctl		= sock_no_ioctl,
 	.listen		= sock_no_listen,
 	.shutdown	= sock_no_shutdown,
+	.setsockopt	= mpdt_setsockopt,
 	.getsockopt	= mpdt_getsockopt,
 	.sendmsg	= mpdt_sendmsg,
 	.recvmsg	= mpdt_recvmsg,
@@ -454,6 +517,7 @@ const struct proto_ops mpdt_inet6_ops = {
 	.ioctl		= sock_no_ioctl,
 	.listen		= sock_no_listen,
 	.shutdown	= sock_no_shutdown,
+	.setsockopt	= mpdt_setsockopt,
 	.getsockopt	= mpdt_getsockopt,
 	.sendmsg	= mpdt_sendmsg,
 	.recvmsg	= mpdt_recvmsg,

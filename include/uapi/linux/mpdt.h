@@ -25,6 +25,8 @@
 
 /* Socket options at level SOL_MPDT. */
 #define MPDT_INFO		1	/* get: struct mpdt_info */
+#define MPDT_LB			2	/* get/set: load balancing, by name */
+#define MPDT_CC			3	/* get/set: congestion control, by name */
 
 #define MPDT_ALGO_NAME_MAX	16
 
