@@ -16,7 +16,8 @@ KSRC       := $(BUILD)/ksrc
 UAPI       := include/uapi
 CORE_DIR   := net/mpdt
 CORE_SRCS  := $(addprefix $(CORE_DIR)/,wire.c sack.c scoreboard.c rtt.c \
-		params.c algo.c lb_single.c cc_fixed.c)
+		params.c algo.c lb_ecmp.c lb_oblivious.c lb_bitmap.c \
+		lb_reps.c lb_prime.c lb_paralet.c cc_fixed.c)
 CFLAGS_TOOLS := -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 		-I$(UAPI)
 SAN        := -fsanitize=address,undefined -fno-omit-frame-pointer \

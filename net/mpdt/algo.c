@@ -3,7 +3,12 @@
 #include "algo.h"
 
 static const struct mpdt_lb_ops *const lb_algos[] = {
-	&mpdt_lb_single,
+	&mpdt_lb_ecmp,
+	&mpdt_lb_oblivious,
+	&mpdt_lb_bitmap,
+	&mpdt_lb_reps,
+	&mpdt_lb_prime,
+	&mpdt_lb_paralet,
 };
 
 static const struct mpdt_cc_ops *const cc_algos[] = {

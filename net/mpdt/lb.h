@@ -56,7 +56,8 @@ struct mpdt_lb_ops {
 	/* @seed is random per connection. */
 	void (*init)(struct mpdt_lb *lb, const struct mpdt_params *p,
 		     u64 seed);
-	u16 (*choose_ev)(struct mpdt_lb *lb, const struct mpdt_lb_ctx *ctx);
+	/* May set the ctx out fields (in_flowlet, flowlet_prev). */
+	u16 (*choose_ev)(struct mpdt_lb *lb, struct mpdt_lb_ctx *ctx);
 	/* The signal hooks below are optional. */
 	void (*on_ack)(struct mpdt_lb *lb, const struct mpdt_lb_ack *a);
 	/* A NACK (enum mpdt_nack_code @code) for a packet sent on @ev. */
@@ -65,6 +66,11 @@ struct mpdt_lb_ops {
 	void (*on_timeout)(struct mpdt_lb *lb, u16 ev, u64 now);
 };
 
-extern const struct mpdt_lb_ops mpdt_lb_single;
+extern const struct mpdt_lb_ops mpdt_lb_ecmp;
+extern const struct mpdt_lb_ops mpdt_lb_oblivious;
+extern const struct mpdt_lb_ops mpdt_lb_bitmap;
+extern const struct mpdt_lb_ops mpdt_lb_reps;
+extern const struct mpdt_lb_ops mpdt_lb_prime;
+extern const struct mpdt_lb_ops mpdt_lb_paralet;
 
 #endif /* _MPDT_LB_H */

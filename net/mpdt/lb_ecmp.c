@@ -6,7 +6,6 @@
  * against.  A retransmission takes the same (the only) entropy.  Pure core.
  */
 #include "lb.h"
-#include "prng.h"
 
 struct lb_ecmp {
 	u16 ev;
@@ -17,15 +16,13 @@ static u32 ecmp_priv_size(const struct mpdt_params *p)
 	return sizeof(struct lb_ecmp);
 }
 
-/* The seed is mixed first: consecutive seeds must not give adjacent EVs. */
+/* The seed is random per connection, so connections spread over EVs. */
 static void ecmp_init(struct mpdt_lb *lb, const struct mpdt_params *p,
 		      u64 seed)
 {
 	struct lb_ecmp *s = lb->priv;
-	struct mpdt_prng rng;
 
-	mpdt_prng_seed(&rng, seed);
-	s->ev = mpdt_prng_below(&rng, lb->entropies);
+	s->ev = seed % lb->entropies;
 }
 
 static u16 ecmp_choose(struct mpdt_lb *lb, struct mpdt_lb_ctx *ctx)

@@ -26,6 +26,15 @@ struct mpdt_params mpdt_default_params = {
 	.entropies	= 256,
 	.entropy_base	= 49152,
 	.fixed_cwnd	= 0,
+	.bitmap_reset_rtts = 2,		/* STrack §1: "one or two" RTTs */
+	.reps_buffer	= 8,		/* REPS: 8 recycled EVs */
+	.reps_freeze_us	= 10000,
+	.prime_tiers	= 1,		/* leaf-spine: one uplink tier */
+	.prime_uplinks	= 0,		/* 0: one part over all EVs */
+	.prime_ecn_penalty = 25,	/* % of a BDP of sends */
+	.prime_nack_penalty = 100,
+	.paralet_m	= 32,		/* ParaLet §5.2 */
+	.paralet_bdps	= 4,		/* ParaLet §5.2: S = 4 BDP / m */
 };
 
 module_param_named(udp_port, mpdt_default_params.udp_port, uint, 0444);
@@ -59,7 +68,7 @@ MODULE_PARM_DESC(entropy_base, "UDP source port of entropy value 0");
 module_param_named(fixed_cwnd, mpdt_default_params.fixed_cwnd, uint, 0444);
 MODULE_PARM_DESC(fixed_cwnd, "Window of the fixed CC in bytes (0 = one BDP)");
 
-static char lb_name[MPDT_ALGO_NAME_MAX] = "single";
+static char lb_name[MPDT_ALGO_NAME_MAX] = "ecmp";
 module_param_string(lb, lb_name, sizeof(lb_name), 0444);
 MODULE_PARM_DESC(lb, "Default load balancing policy");
 static char cc_name[MPDT_ALGO_NAME_MAX] = "fixed";

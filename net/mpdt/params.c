@@ -24,6 +24,20 @@ const struct mpdt_param_desc mpdt_param_descs[] = {
 	{ MPDT_PARAM_ENTROPY_BASE, FIELD(entropy_base), "entropy-base", 1,
 	  65535 },
 	{ MPDT_PARAM_FIXED_CWND, FIELD(fixed_cwnd), "fixed-cwnd", 0, 1 << 30 },
+	{ MPDT_PARAM_BITMAP_RESET_RTTS, FIELD(bitmap_reset_rtts),
+	  "bitmap-reset-rtts", 1, 1000 },
+	{ MPDT_PARAM_REPS_BUFFER, FIELD(reps_buffer), "reps-buffer", 1, 64 },
+	{ MPDT_PARAM_REPS_FREEZE_US, FIELD(reps_freeze_us), "reps-freeze-us",
+	  0, 60000000 },
+	{ MPDT_PARAM_PRIME_TIERS, FIELD(prime_tiers), "prime-tiers", 1, 4 },
+	{ MPDT_PARAM_PRIME_UPLINKS, FIELD(prime_uplinks), "prime-uplinks", 0,
+	  1024 },
+	{ MPDT_PARAM_PRIME_ECN_PENALTY, FIELD(prime_ecn_penalty),
+	  "prime-ecn-penalty", 1, 10000 },
+	{ MPDT_PARAM_PRIME_NACK_PENALTY, FIELD(prime_nack_penalty),
+	  "prime-nack-penalty", 1, 10000 },
+	{ MPDT_PARAM_PARALET_M, FIELD(paralet_m), "paralet-m", 1, 256 },
+	{ MPDT_PARAM_PARALET_BDPS, FIELD(paralet_bdps), "paralet-bdps", 1, 64 },
 };
 
 const unsigned int mpdt_param_count = ARRAY_SIZE(mpdt_param_descs);

@@ -26,6 +26,15 @@ struct mpdt_params {
 	u32 entropies;		/* entropy values to spray over */
 	u32 entropy_base;	/* UDP source port of entropy 0 */
 	u32 fixed_cwnd;		/* bytes for the "fixed" CC; 0 = one BDP */
+	u32 bitmap_reset_rtts;	/* "bitmap": clear ECN marks every N RTTs */
+	u32 reps_buffer;	/* "reps": recycled EVs kept */
+	u32 reps_freeze_us;	/* "reps": freeze after a timeout; 0 = never */
+	u32 prime_tiers;	/* "prime": uplink tiers = MP-EV parts */
+	u32 prime_uplinks;	/* "prime": uplinks per tier; 0 = all EVs */
+	u32 prime_ecn_penalty;	/* "prime": % of a BDP of sends, ECN */
+	u32 prime_nack_penalty;	/* "prime": % of a BDP of sends, loss */
+	u32 paralet_m;		/* "paralet": parallel flowlets */
+	u32 paralet_bdps;	/* "paralet": flowlet = this many BDP / m */
 };
 
 /* Bandwidth-delay product in bytes. */

@@ -64,8 +64,7 @@ static inline u32 mpdt_bits_for(u32 n)
 	return b;
 }
 
-/*
- * A keyed pseudo-random permutation of 0 .. n - 1 in constant memory, for
+/* A keyed pseudo-random permutation of 0 .. n - 1 in constant memory, for
  * entropy ranges too large to keep shuffled in an array (up to 65535
  * EVs).  A four-round Feistel network permutes the smallest domain of
  * 2^(2h) values that holds n; cycle walking (apply it again until the

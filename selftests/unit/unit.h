@@ -257,4 +257,134 @@ static inline const char *unit_sb_states(const struct mpdt_sb *sb, u32 from,
 	return buf;
 }
 
+/*
+ * Load balancing policies: state on the heap, exactly priv_size() bytes
+ * and zeroed as conn.c allocates it, so AddressSanitizer catches any
+ * access beyond it.
+ */
+static inline void unit_lb_start(struct mpdt_lb *lb,
+				 const struct mpdt_lb_ops *ops,
+				 const struct mpdt_params *p, u64 seed)
+{
+	memset(lb, 0, sizeof(*lb));
+	lb->ops = ops;
+	lb->entropies = p->entropies;
+	lb->priv_len = ops->priv_size ? ops->priv_size(p) : 0;
+	lb->priv = calloc(1, lb->priv_len ? lb->priv_len : 1);
+	if (!lb->priv)
+		abort();
+	ops->init(lb, p, seed);
+}
+
+/*
+ * A reset re-initialises the state allocated earlier, maybe for other
+ * parameters: conn.c's tx_reset().
+ */
+static inline void unit_lb_reinit(struct mpdt_lb *lb,
+				  const struct mpdt_params *p, u64 seed)
+{
+	memset(lb->priv, 0, lb->priv_len);
+	lb->ops->init(lb, p, seed);
+}
+
+static inline void unit_lb_stop(struct mpdt_lb *lb)
+{
+	free(lb->priv);
+	lb->priv = NULL;
+}
+
+/* Parameters with the module's load balancing defaults (main.c). */
+static inline struct mpdt_params unit_lb_params(u32 entropies)
+{
+	struct mpdt_params p;
+
+	memset(&p, 0, sizeof(p));
+	p.payload = 1400;
+	p.link_mbps = 10000;
+	p.base_rtt_us = 12;
+	p.entropies = entropies;
+	p.bitmap_reset_rtts = 2;
+	p.reps_buffer = 8;
+	p.reps_freeze_us = 10000;
+	p.prime_tiers = 1;
+	p.prime_uplinks = 0;
+	p.prime_ecn_penalty = 25;
+	p.prime_nack_penalty = 100;
+	p.paralet_m = 32;
+	p.paralet_bdps = 4;
+	return p;
+}
+
+/* The optional signal hooks, skipped when a policy has none. */
+static inline void unit_lb_ack(struct mpdt_lb *lb, u64 now, u16 ev, bool ce)
+{
+	struct mpdt_lb_ack a = {
+		.now = now, .rtt_ns = UNIT_US(12), .ev = ev, .ce = ce,
+		.ce_count = ce,
+	};
+
+	if (lb->ops->on_ack)
+		lb->ops->on_ack(lb, &a);
+}
+
+static inline void unit_lb_nack(struct mpdt_lb *lb, u64 now, u16 ev, u8 code)
+{
+	if (lb->ops->on_nack)
+		lb->ops->on_nack(lb, ev, code, now);
+}
+
+static inline void unit_lb_timeout(struct mpdt_lb *lb, u64 now, u16 ev)
+{
+	if (lb->ops->on_timeout)
+		lb->ops->on_timeout(lb, ev, now);
+}
+
+/*
+ * Drive a policy for @n packets, PSNs from 0, one every microsecond, with
+ * random SACKs (some CE marked), NACKs and timeouts in between, on EVs it
+ * chose and on bogus ones.  Returns how many of its EVs were out of range.
+ * @evs, if not NULL, receives the @n EVs.
+ */
+static inline u32 unit_lb_fuzz(const struct mpdt_lb_ops *ops,
+			       const struct mpdt_params *p, u64 seed,
+			       u32 n, u16 *evs)
+{
+	struct unit_rng rng = { .state = seed ^ 0x5bd1e995 };
+	struct mpdt_lb_ctx ctx;
+	struct mpdt_lb lb;
+	u32 i, bad = 0;
+	u16 ev;
+
+	unit_lb_start(&lb, ops, p, seed);
+	for (i = 0; i < n; i++) {
+		memset(&ctx, 0, sizeof(ctx));
+		ctx.now = UNIT_US(i);
+		ctx.psn = i;
+		ctx.cwnd_pkts = 1 + unit_rand_below(&rng, 300);
+		ctx.bdp_pkts = 1 + unit_rand_below(&rng, 100);
+		ctx.rtt_ns = UNIT_US(12);
+		ctx.resend = !unit_rand_below(&rng, 10);
+		ev = ops->choose_ev(&lb, &ctx);
+		bad += ev >= p->entropies;
+		if (evs)
+			evs[i] = ev;
+		if (!unit_rand_below(&rng, 50))
+			ev = (u16)unit_rand(&rng);
+		switch (unit_rand_below(&rng, 8)) {
+		case 0:
+			unit_lb_nack(&lb, ctx.now, ev,
+				     unit_rand_below(&rng, 2) ?
+				     MPDT_NACK_TRIMMED : MPDT_NACK_NO_BUFFER);
+			break;
+		case 1:
+			unit_lb_timeout(&lb, ctx.now, ev);
+			break;
+		default:
+			unit_lb_ack(&lb, ctx.now, ev, !unit_rand_below(&rng, 3));
+		}
+	}
+	unit_lb_stop(&lb);
+	return bad;
+}
+
 #endif /* _MPDT_UNIT_H */

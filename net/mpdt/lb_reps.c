@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * "reps": Recycled Entropy Packet Spraying (SMaRTT-REPS §3.6, Algorithm
+ * 4), with the recycled-entropy buffer and the freezing mode of the REPS
+ * paper (Bonato et al., "REPS: Recycled Entropy Packet Spraying for
+ * Adaptive Load Balancing and Failure Mitigation", arXiv:2407.21625).
+ * Pure core.
+ *
+ *  - Exploration: for the first BDP of packets, and never more packets
+ *    than there are entropies ("p.seqnum < bdp and not all entropies
+ *    tried", Algorithm 4 line 5), REPS sends on new entropies in turn
+ *    (next_entropy++, line 6), from a seeded start so that connections
+ *    between the same hosts do not walk the same paths in lockstep.
+ *  - Recycling: an entropy whose SACK comes back without an ECN mark
+ *    found an uncongested path; it goes into a circular buffer of
+ *    reps_buffer entries (8 in the paper), overwriting the oldest when
+ *    full.  Each new packet takes the oldest unused one (FIFO) and uses it
+ *    up.  With none left, or after a marked SACK, REPS explores the next
+ *    new entropy (line 14).  A trimmed packet (NACK) needs nothing: its
+ *    entropy simply is not recycled.  The SACK's CE count is no help
+ *    either: the entropies of the other marked packets are unknown.
+ *  - Freezing: a timeout after exploration hints at a failed link rather
+ *    than congestion (trims signal congestion).  For reps_freeze_us REPS
+ *    then stops exploring, since new entropies may hash onto the failure:
+ *    it cycles through the buffered entropies, used up or not, as they
+ *    are the last known to work.  Then it empties the buffer and explores
+ *    one BDP again, to learn the repaired network.
+ */
+#include "lb.h"
+
+#define REPS_MAX_BUFFER		64U
+
+struct reps_slot {
+	u16 ev;
+	bool valid;		/* recycled, not yet reused */
+};
+
+struct lb_reps {
+	u64 freeze_ns;
+	u64 frozen_until;	/* ns, while frozen */
+	u32 next_entropy;	/* Algorithm 4 line 2 */
+	u32 explore_left;	/* packets still to explore */
+	u32 size;		/* buffer slots */
+	u32 head;		/* next slot written */
+	u32 fresh;		/* valid slots: outside freezing, the ones just
+				 * before head
+				 */
+	u32 filled;		/* slots written since the last reset */
+	u32 frozen_next;	/* next slot reused while frozen */
+	bool explore_armed;	/* explore from the next packet on */
+	bool frozen;
+	struct reps_slot buf[];
+};
+
+static u32 reps_buffer_slots(const struct mpdt_params *p)
+{
+	return clamp(p->reps_buffer, 1U, REPS_MAX_BUFFER);
+}
+
+static u32 reps_priv_size(const struct mpdt_params *p)
+{
+	return sizeof(struct lb_reps) +
+	       reps_buffer_slots(p) * sizeof(struct reps_slot);
+}
+
+static void reps_reset_buffer(struct lb_reps *s)
+{
+	memset(s->buf, 0, s->size * sizeof(s->buf[0]));
+	s->head = 0;
+	s->fresh = 0;
+	s->filled = 0;
+	s->frozen_next = 0;
+}
+
+/* The buffer is sized from @p, but never beyond the state allocated for
+ * it: the parameters may have changed since (a reset re-initialises).
+ */
+static void reps_init(struct mpdt_lb *lb, const struct mpdt_params *p,
+		      u64 seed)
+{
+	struct lb_reps *s = lb->priv;
+	u32 room = (lb->priv_len - sizeof(*s)) / sizeof(s->buf[0]);
+
+	s->size = min(reps_buffer_slots(p), room);
+	s->freeze_ns = p->reps_freeze_us * MPDT_NSEC_PER_USEC;
+	s->next_entropy = seed % lb->entropies;
+	s->explore_armed = true;
+}
+
+static u16 reps_explore(struct mpdt_lb *lb, struct lb_reps *s)
+{
+	u16 ev = s->next_entropy;
+
+	s->next_entropy = (s->next_entropy + 1) % lb->entropies;
+	return ev;
+}
+
+static void reps_recycle(struct lb_reps *s, u16 ev)
+{
+	struct reps_slot *slot = &s->buf[s->head];
+
+	if (!slot->valid)
+		s->fresh++;
+	slot->ev = ev;
+	slot->valid = true;
+	s->head = (s->head + 1) % s->size;
+	s->filled = min(s->filled + 1, s->size);
+}
+
+/* The oldest recycled entropy not yet reused; fresh > 0. */
+static u16 reps_take_oldest(struct lb_reps *s)
+{
+	struct reps_slot *slot = &s->buf[(s->head + s->size - s->fresh) %
+					 s->size];
+
+	slot->valid = false;
+	s->fresh--;
+	return slot->ev;
+}
+
+/* Frozen: the buffered entropies in turn, used up or not; filled > 0. */
+static u16 reps_take_frozen(struct lb_reps *s)
+{
+	struct reps_slot *slot = &s->buf[s->frozen_next];
+
+	if (slot->valid) {
+		slot->valid = false;
+		s->fresh--;
+	}
+	s->frozen_next = (s->frozen_next + 1) % s->filled;
+	return slot->ev;
+}
+
+static void reps_thaw_if_due(struct lb_reps *s, u64 now)
+{
+	if (!s->frozen || now < s->frozen_until)
+		return;
+	s->frozen = false;
+	reps_reset_buffer(s);
+	s->explore_armed = true;
+}
+
+/* A retransmission takes the current choice like any packet. */
+static u16 reps_choose(struct mpdt_lb *lb, struct mpdt_lb_ctx *ctx)
+{
+	struct lb_reps *s = lb->priv;
+
+	reps_thaw_if_due(s, ctx->now);
+	if (s->explore_armed) {
+		s->explore_armed = false;
+		s->explore_left = min(ctx->bdp_pkts, lb->entropies);
+	}
+	if (s->explore_left) {
+		s->explore_left--;
+		return reps_explore(lb, s);
+	}
+	if (s->frozen)
+		return s->filled ? reps_take_frozen(s) : reps_explore(lb, s);
+	return s->fresh ? reps_take_oldest(s) : reps_explore(lb, s);
+}
+
+static void reps_on_ack(struct mpdt_lb *lb, const struct mpdt_lb_ack *a)
+{
+	struct lb_reps *s = lb->priv;
+
+	reps_thaw_if_due(s, a->now);
+	if (!a->ce && a->ev < lb->entropies)
+		reps_recycle(s, a->ev);
+}
+
+/* Losses while exploring are expected: new paths are untried. */
+static void reps_on_timeout(struct mpdt_lb *lb, u16 ev, u64 now)
+{
+	struct lb_reps *s = lb->priv;
+
+	if (!s->freeze_ns || s->frozen || s->explore_armed || s->explore_left)
+		return;
+	s->frozen = true;
+	s->frozen_until = now + s->freeze_ns;
+}
+
+const struct mpdt_lb_ops mpdt_lb_reps = {
+	.name		= "reps",
+	.priv_size	= reps_priv_size,
+	.init		= reps_init,
+	.choose_ev	= reps_choose,
+	.on_ack		= reps_on_ack,
+	.on_timeout	= reps_on_timeout,
+};
