@@ -29,8 +29,8 @@ NET_TOOLS  := selftests/net/mpdt_msg
 
 DEPS_PKGS  := linux-image-amd64 linux-headers-amd64 linux-source-6.1 \
 		qemu-system-x86 busybox-static iproute2 ethtool iperf3 \
-		libmnl-dev sparse socat python3 kmod cpio gcc make bc \
-		libc6-dev
+		libmnl-dev sparse socat python3 python3-yaml kmod cpio gcc \
+		make bc libc6-dev pkg-config
 
 .PHONY: all module tools unit check run demo deps vm-shell checkpatch \
 	sparse install clean ksrc
@@ -42,6 +42,7 @@ module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
 tools: $(NET_TOOLS)
+	$(MAKE) -C tools/mpdt
 
 selftests/net/mpdt_msg: selftests/net/mpdt_msg.c $(UAPI)/linux/mpdt.h
 	$(CC) $(CFLAGS_TOOLS) -o $@ $< -lm
@@ -102,7 +103,9 @@ sparse:
 
 install: all
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
+	$(MAKE) -C tools/mpdt install
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || true
 	rm -rf $(BUILD) $(NET_TOOLS)
+	$(MAKE) -C tools/mpdt clean

@@ -62,11 +62,34 @@ MODULE_PARM_DESC(max_retries, "Consecutive timeouts retried; one more fails the 
 module_param_named(rx_window, mpdt_default_params.rx_window, uint, 0444);
 MODULE_PARM_DESC(rx_window, "PSNs tracked beyond EPSN (power of two, 64-65536)");
 module_param_named(entropies, mpdt_default_params.entropies, uint, 0444);
-MODULE_PARM_DESC(entropies, "Number of entropy values (1-65536)");
+MODULE_PARM_DESC(entropies, "Number of entropy values (1-65535)");
 module_param_named(entropy_base, mpdt_default_params.entropy_base, uint, 0444);
 MODULE_PARM_DESC(entropy_base, "UDP source port of entropy value 0");
 module_param_named(fixed_cwnd, mpdt_default_params.fixed_cwnd, uint, 0444);
 MODULE_PARM_DESC(fixed_cwnd, "Window of the fixed CC in bytes (0 = one BDP)");
+module_param_named(bitmap_reset_rtts, mpdt_default_params.bitmap_reset_rtts,
+		   uint, 0444);
+MODULE_PARM_DESC(bitmap_reset_rtts, "bitmap LB: clear ECN marks every N RTTs");
+module_param_named(reps_buffer, mpdt_default_params.reps_buffer, uint, 0444);
+MODULE_PARM_DESC(reps_buffer, "reps LB: recycled entropies kept (1-64)");
+module_param_named(reps_freeze_us, mpdt_default_params.reps_freeze_us, uint,
+		   0444);
+MODULE_PARM_DESC(reps_freeze_us, "reps LB: freeze after a timeout (us, 0 = off)");
+module_param_named(prime_tiers, mpdt_default_params.prime_tiers, uint, 0444);
+MODULE_PARM_DESC(prime_tiers, "prime LB: uplink tiers, one EV part each");
+module_param_named(prime_uplinks, mpdt_default_params.prime_uplinks, uint,
+		   0444);
+MODULE_PARM_DESC(prime_uplinks, "prime LB: uplinks per tier (0 = all EVs)");
+module_param_named(prime_ecn_penalty, mpdt_default_params.prime_ecn_penalty,
+		   uint, 0444);
+MODULE_PARM_DESC(prime_ecn_penalty, "prime LB: ECN penalty, % of a BDP of sends");
+module_param_named(prime_nack_penalty, mpdt_default_params.prime_nack_penalty,
+		   uint, 0444);
+MODULE_PARM_DESC(prime_nack_penalty, "prime LB: loss penalty, % of a BDP of sends");
+module_param_named(paralet_m, mpdt_default_params.paralet_m, uint, 0444);
+MODULE_PARM_DESC(paralet_m, "paralet LB: parallel flowlets (1-256)");
+module_param_named(paralet_bdps, mpdt_default_params.paralet_bdps, uint, 0444);
+MODULE_PARM_DESC(paralet_bdps, "paralet LB: flowlet size in BDPs / m");
 
 static char lb_name[MPDT_ALGO_NAME_MAX] = "ecmp";
 module_param_string(lb, lb_name, sizeof(lb_name), 0444);

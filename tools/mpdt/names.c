@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The one place that names attributes and values of the "mpdt" family.
+ * Parameter names are the kernel's (net/mpdt/params.c), counter names are
+ * the kernel's (net/mpdt/stats.c, /proc/net/mpdt_stats); connection keys
+ * follow the counters' style.
+ */
+#include "names.h"
+
+const char *const param_names[MPDT_PARAM_MAX + 1] = {
+	[MPDT_PARAM_LB]			= "lb",
+	[MPDT_PARAM_CC]			= "cc",
+	[MPDT_PARAM_UDP_PORT]		= "udp-port",
+	[MPDT_PARAM_PAYLOAD]		= "payload",
+	[MPDT_PARAM_LINK_MBPS]		= "link-mbps",
+	[MPDT_PARAM_BASE_RTT_US]	= "base-rtt-us",
+	[MPDT_PARAM_ACK_BYTES]		= "ack-bytes",
+	[MPDT_PARAM_ACK_ON_EPSN]	= "ack-on-epsn",
+	[MPDT_PARAM_ACK_ON_CE]		= "ack-on-ce",
+	[MPDT_PARAM_PROBE_MULT]		= "probe-mult",
+	[MPDT_PARAM_RTO_MIN_US]		= "rto-min-us",
+	[MPDT_PARAM_RTO_MAX_US]		= "rto-max-us",
+	[MPDT_PARAM_MAX_RETRIES]	= "max-retries",
+	[MPDT_PARAM_RX_WINDOW]		= "rx-window",
+	[MPDT_PARAM_ENTROPIES]		= "entropies",
+	[MPDT_PARAM_ENTROPY_BASE]	= "entropy-base",
+	[MPDT_PARAM_FIXED_CWND]		= "fixed-cwnd",
+	[MPDT_PARAM_BITMAP_RESET_RTTS]	= "bitmap-reset-rtts",
+	[MPDT_PARAM_REPS_BUFFER]	= "reps-buffer",
+	[MPDT_PARAM_REPS_FREEZE_US]	= "reps-freeze-us",
+	[MPDT_PARAM_PRIME_TIERS]	= "prime-tiers",
+	[MPDT_PARAM_PRIME_UPLINKS]	= "prime-uplinks",
+	[MPDT_PARAM_PRIME_ECN_PENALTY]	= "prime-ecn-penalty",
+	[MPDT_PARAM_PRIME_NACK_PENALTY]	= "prime-nack-penalty",
+	[MPDT_PARAM_PARALET_M]		= "paralet-m",
+	[MPDT_PARAM_PARALET_BDPS]	= "paralet-bdps",
+};
+
+const char *const stat_names[MPDT_STAT_MAX + 1] = {
+	[MPDT_STAT_TX_PKTS]		= "tx_packets",
+	[MPDT_STAT_TX_BYTES]		= "tx_bytes",
+	[MPDT_STAT_RX_PKTS]		= "rx_packets",
+	[MPDT_STAT_RX_BYTES]		= "rx_bytes",
+	[MPDT_STAT_TX_DATA]		= "tx_data",
+	[MPDT_STAT_RX_DATA]		= "rx_data",
+	[MPDT_STAT_RX_DUP_DATA]		= "rx_dup_data",
+	[MPDT_STAT_TX_SACK]		= "tx_sack",
+	[MPDT_STAT_RX_SACK]		= "rx_sack",
+	[MPDT_STAT_TX_NACK]		= "tx_nack",
+	[MPDT_STAT_RX_NACK]		= "rx_nack",
+	[MPDT_STAT_TX_PROBE]		= "tx_probe",
+	[MPDT_STAT_RX_PROBE]		= "rx_probe",
+	[MPDT_STAT_RTO]			= "rto",
+	[MPDT_STAT_RETX_OOO]		= "retx_ooo",
+	[MPDT_STAT_RETX_PROBE]		= "retx_probe",
+	[MPDT_STAT_RETX_RTO]		= "retx_rto",
+	[MPDT_STAT_RETX_NACK]		= "retx_nack",
+	[MPDT_STAT_MSG_TX]		= "msg_tx",
+	[MPDT_STAT_MSG_ACKED]		= "msg_acked",
+	[MPDT_STAT_MSG_RX]		= "msg_rx",
+	[MPDT_STAT_CONN_CREATED]	= "conn_created",
+	[MPDT_STAT_CONN_FAILED]		= "conn_failed",
+	[MPDT_STAT_RX_CE]		= "rx_ce",
+	[MPDT_STAT_TX_ERR]		= "tx_err",
+	[MPDT_STAT_DROP_SHORT]		= "drop_short",
+	[MPDT_STAT_DROP_BAD_VERSION]	= "drop_bad_version",
+	[MPDT_STAT_DROP_BAD_TYPE]	= "drop_bad_type",
+	[MPDT_STAT_DROP_BAD_FLAGS]	= "drop_bad_flags",
+	[MPDT_STAT_DROP_BAD_LENGTH]	= "drop_bad_length",
+	[MPDT_STAT_DROP_BAD_OFFSET]	= "drop_bad_offset",
+	[MPDT_STAT_DROP_BAD_PORT]	= "drop_bad_port",
+	[MPDT_STAT_DROP_NO_SOCKET]	= "drop_no_socket",
+	[MPDT_STAT_DROP_NO_CONN]	= "drop_no_conn",
+	[MPDT_STAT_DROP_STALE_NONCE]	= "drop_stale_nonce",
+	[MPDT_STAT_DROP_OUT_OF_WINDOW]	= "drop_out_of_window",
+	[MPDT_STAT_DROP_NO_BUFFER]	= "drop_no_buffer",
+	[MPDT_STAT_DROP_BOGUS_ACK]	= "drop_bogus_ack",
+	[MPDT_STAT_DROP_MSG_MISMATCH]	= "drop_msg_mismatch",
+	[MPDT_STAT_DROP_CONN_LIMIT]	= "drop_conn_limit",
+	[MPDT_STAT_DROP_TRIMMED]	= "drop_trimmed",
+	[MPDT_STAT_RX_REORDERED]	= "rx_reordered",
+};
+
+/* Both peer address attributes are shown as "peer". */
+static const char *const conn_attr_names[MPDT_CONN_A_MAX + 1] = {
+	[MPDT_CONN_A_FAMILY]		= "family",
+	[MPDT_CONN_A_PEER_V4]		= "peer",
+	[MPDT_CONN_A_PEER_V6]		= "peer",
+	[MPDT_CONN_A_PEER_PORT]		= "peer_port",
+	[MPDT_CONN_A_LOCAL_PORT]	= "local_port",
+	[MPDT_CONN_A_STATE]		= "state",
+	[MPDT_CONN_A_CWND]		= "cwnd",
+	[MPDT_CONN_A_SRTT_US]		= "srtt_us",
+	[MPDT_CONN_A_MIN_RTT_US]	= "min_rtt_us",
+	[MPDT_CONN_A_INFLIGHT]		= "inflight",
+	[MPDT_CONN_A_SND_UNA]		= "snd_una",
+	[MPDT_CONN_A_SND_NXT]		= "snd_nxt",
+	[MPDT_CONN_A_RCV_EPSN]		= "rcv_epsn",
+	[MPDT_CONN_A_MSGS_INFLIGHT]	= "msgs_inflight",
+	[MPDT_CONN_A_LB]		= "lb",
+	[MPDT_CONN_A_CC]		= "cc",
+	[MPDT_CONN_A_RETX_OOO]		= "retx_ooo",
+	[MPDT_CONN_A_RETX_PROBE]	= "retx_probe",
+	[MPDT_CONN_A_RETX_RTO]		= "retx_rto",
+	[MPDT_CONN_A_RETX_NACK]		= "retx_nack",
+	[MPDT_CONN_A_MSGS_SENT]		= "msgs_sent",
+	[MPDT_CONN_A_MSGS_ACKED]	= "msgs_acked",
+	[MPDT_CONN_A_MSGS_RCVD]		= "msgs_rcvd",
+	[MPDT_CONN_A_BYTES_SENT]	= "bytes_sent",
+	[MPDT_CONN_A_BYTES_ACKED]	= "bytes_acked",
+};
+
+static const char *const conn_state_names[MPDT_CONN_FAILED + 1] = {
+	[MPDT_CONN_ACTIVE]	= "active",
+	[MPDT_CONN_FAILED]	= "failed",
+};
+
+static const char *const algo_kind_names[MPDT_ALGO_CC + 1] = {
+	[MPDT_ALGO_LB]	= "lb",
+	[MPDT_ALGO_CC]	= "cc",
+};
+
+static const char *const event_names[MPDT_CMD_MAX + 1] = {
+	[MPDT_CMD_CONN_CREATED]	= "created",
+	[MPDT_CMD_CONN_CLOSED]	= "closed",
+	[MPDT_CMD_CONN_FAILED]	= "failed",
+};
+
+const uint16_t conn_state_attrs[] = {
+	MPDT_CONN_A_CWND, MPDT_CONN_A_SRTT_US, MPDT_CONN_A_MIN_RTT_US,
+	MPDT_CONN_A_INFLIGHT, MPDT_CONN_A_SND_UNA, MPDT_CONN_A_SND_NXT,
+	MPDT_CONN_A_RCV_EPSN, MPDT_CONN_A_MSGS_INFLIGHT,
+};
+
+const size_t conn_state_attr_count = ARRAY_SIZE(conn_state_attrs);
+
+const uint16_t conn_counter_attrs[] = {
+	MPDT_CONN_A_RETX_OOO, MPDT_CONN_A_RETX_PROBE, MPDT_CONN_A_RETX_RTO,
+	MPDT_CONN_A_RETX_NACK, MPDT_CONN_A_MSGS_SENT, MPDT_CONN_A_MSGS_ACKED,
+	MPDT_CONN_A_MSGS_RCVD, MPDT_CONN_A_BYTES_SENT, MPDT_CONN_A_BYTES_ACKED,
+};
+
+const size_t conn_counter_attr_count = ARRAY_SIZE(conn_counter_attrs);
+
+static const char *name_of(const char *const *table, size_t size,
+			   unsigned long long i)
+{
+	return i < size ? table[i] : NULL;
+}
+
+bool param_is_string(uint16_t attr)
+{
+	return attr == MPDT_PARAM_LB || attr == MPDT_PARAM_CC;
+}
+
+const char *conn_attr_name(uint16_t attr)
+{
+	return name_of(conn_attr_names, ARRAY_SIZE(conn_attr_names), attr);
+}
+
+const char *conn_state_name(unsigned long long state)
+{
+	return name_of(conn_state_names, ARRAY_SIZE(conn_state_names), state);
+}
+
+const char *algo_kind_name(unsigned long long kind)
+{
+	return name_of(algo_kind_names, ARRAY_SIZE(algo_kind_names), kind);
+}
+
+const char *event_name(uint8_t cmd)
+{
+	return name_of(event_names, ARRAY_SIZE(event_names), cmd);
+}
+
+/* What an error report names when the kernel points at an attribute
+ * nested in @nest (enum mpdt_attr).
+ */
+const char *nested_attr_name(uint16_t nest, uint16_t type)
+{
+	switch (nest) {
+	case MPDT_A_PARAMS:
+		return name_of(param_names, ARRAY_SIZE(param_names), type);
+	case MPDT_A_CONN:
+		return conn_attr_name(type);
+	default:
+		return NULL;
+	}
+}
