@@ -25,7 +25,7 @@ SAN        := -fsanitize=address,undefined -fno-omit-frame-pointer \
 
 UNIT_SRCS  := $(wildcard selftests/unit/test_*.c)
 UNIT_BINS  := $(patsubst selftests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRCS))
-NET_TOOLS  := selftests/net/mpdt_msg
+NET_TOOLS  := selftests/net/mpdt_msg selftests/net/sockapi
 
 DEPS_PKGS  := linux-image-amd64 linux-headers-amd64 linux-source-6.1 \
 		qemu-system-x86 busybox-static iproute2 ethtool iperf3 \
@@ -46,6 +46,12 @@ tools: $(NET_TOOLS)
 
 selftests/net/mpdt_msg: selftests/net/mpdt_msg.c $(UAPI)/linux/mpdt.h
 	$(CC) $(CFLAGS_TOOLS) -o $@ $< -lm
+
+selftests/net/sockapi: selftests/net/sockapi.c $(UAPI)/linux/mpdt.h \
+		$(KSRC)/.stamp
+	$(CC) $(CFLAGS_TOOLS) -Wno-sign-compare \
+		-I$(KSRC)/tools/testing/selftests -o $@ $< \
+		-lpthread
 
 # kselftest_harness.h and checkpatch.pl come from Debian's linux-source
 # package, extracted here at build time and never committed.

@@ -43,13 +43,31 @@ static struct mpdt_rxmsg *rxmsg_find(struct mpdt_conn *c, u32 id)
 	return NULL;
 }
 
-static struct mpdt_rxmsg *rxmsg_get(struct mpdt_conn *c,
-				    const struct mpdt_data *d)
+/*
+ * A message is admitted whole: its first packet reserves all the memory
+ * it will need (struct, page slots, pages) against SO_RCVBUF.  Partial
+ * messages can then never hold each other's room hostage, and a peer
+ * cannot make us hold more than the buffer.  An empty socket admits any
+ * message, so one larger than the buffer still gets through.
+ */
+static u32 rxmsg_reserve(const struct mpdt_data *d)
 {
-	struct mpdt_rxmsg *m = rxmsg_find(c, d->msg_id);
+	u32 npages = DIV_ROUND_UP(d->msg_len, PAGE_SIZE);
 
-	if (m)
-		return m->len == d->msg_len ? m : ERR_PTR(-EPROTO);
+	return sizeof(struct mpdt_rxmsg) +
+	       npages * (sizeof(struct page *) + PAGE_SIZE);
+}
+
+static struct mpdt_rxmsg *rxmsg_admit(struct mpdt_conn *c,
+				      const struct mpdt_data *d)
+{
+	struct sock *sk = &c->msk->inet.sk;
+	int rmem = atomic_read(&sk->sk_rmem_alloc);
+	u32 need = rxmsg_reserve(d);
+	struct mpdt_rxmsg *m;
+
+	if (rmem && rmem + need > READ_ONCE(sk->sk_rcvbuf))
+		return ERR_PTR(-ENOBUFS);
 	m = kmem_cache_zalloc(mpdt_rxmsg_cache, GFP_ATOMIC);
 	if (!m)
 		return ERR_PTR(-ENOBUFS);
@@ -64,38 +82,37 @@ static struct mpdt_rxmsg *rxmsg_get(struct mpdt_conn *c,
 	}
 	m->id = d->msg_id;
 	m->len = d->msg_len;
+	m->charged = need;
+	atomic_add(need, &sk->sk_rmem_alloc);
 	hash_add(c->rx_msgs, &m->hnode, m->id);
 	return m;
 }
 
-/* Pages are allocated as payload arrives and charged to sk_rmem_alloc. */
-static struct page *rxmsg_page(struct mpdt_sock *msk, struct mpdt_rxmsg *m,
-			       u32 idx)
+static struct mpdt_rxmsg *rxmsg_get(struct mpdt_conn *c,
+				    const struct mpdt_data *d)
 {
-	struct sock *sk = &msk->inet.sk;
-	struct page *page = m->pages[idx];
+	struct mpdt_rxmsg *m = rxmsg_find(c, d->msg_id);
 
-	if (page)
-		return page;
-	if (atomic_read(&sk->sk_rmem_alloc) + PAGE_SIZE > READ_ONCE(sk->sk_rcvbuf))
-		return NULL;
-	page = alloc_page(GFP_ATOMIC | __GFP_NOWARN);
-	if (!page)
-		return NULL;
-	m->pages[idx] = page;
-	m->charged += PAGE_SIZE;
-	atomic_add(PAGE_SIZE, &sk->sk_rmem_alloc);
-	return page;
+	if (m)
+		return m->len == d->msg_len ? m : ERR_PTR(-EPROTO);
+	return rxmsg_admit(c, d);
 }
 
-static int rxmsg_place(struct mpdt_sock *msk, struct mpdt_rxmsg *m,
-		       const struct sk_buff *skb, u32 skb_off,
-		       u32 offset, u32 len)
+/* Pages come as payload arrives, out of the message's reservation. */
+static struct page *rxmsg_page(struct mpdt_rxmsg *m, u32 idx)
+{
+	if (!m->pages[idx])
+		m->pages[idx] = alloc_page(GFP_ATOMIC | __GFP_NOWARN);
+	return m->pages[idx];
+}
+
+static int rxmsg_place(struct mpdt_rxmsg *m, const struct sk_buff *skb,
+		       u32 skb_off, u32 offset, u32 len)
 {
 	while (len) {
 		u32 poff = offset % PAGE_SIZE;
 		u32 n = min_t(u32, len, PAGE_SIZE - poff);
-		struct page *page = rxmsg_page(msk, m, offset / PAGE_SIZE);
+		struct page *page = rxmsg_page(m, offset / PAGE_SIZE);
 
 		if (!page)
 			return -ENOBUFS;
@@ -186,8 +203,7 @@ static u8 rx_accept(struct mpdt_conn *c, const struct mpdt_pkt *pkt,
 	m = rxmsg_get(c, d);
 	err = PTR_ERR_OR_ZERO(m);
 	if (!err)
-		err = rxmsg_place(c->msk, m, skb, skb_off, d->offset,
-				  d->payload_len);
+		err = rxmsg_place(m, skb, skb_off, d->offset, d->payload_len);
 	if (err == -EPROTO) {
 		mpdt_stat_inc(mn, MPDT_STAT_DROP_MSG_MISMATCH);
 		return 0;

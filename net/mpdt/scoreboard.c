@@ -258,6 +258,12 @@ bool mpdt_sb_on_nack(struct mpdt_sb *sb, u32 psn)
 	return true;
 }
 
+void mpdt_sb_peer_alive(struct mpdt_sb *sb, u64 now)
+{
+	sb->rto_start_ns = now;
+	sb->rto_backoff = 0;
+}
+
 void mpdt_sb_on_probe_sent(struct mpdt_sb *sb, u64 now)
 {
 	sb->probe_out = true;

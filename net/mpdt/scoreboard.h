@@ -105,6 +105,8 @@ static inline bool mpdt_sb_tracked(const struct mpdt_sb *sb, u32 psn)
 
 bool mpdt_sb_on_nack(struct mpdt_sb *sb, u32 psn);
 void mpdt_sb_on_probe_sent(struct mpdt_sb *sb, u64 now);
+/* The peer answered (e.g. NO_BUFFER): it is alive, restart the RTO. */
+void mpdt_sb_peer_alive(struct mpdt_sb *sb, u64 now);
 u32 mpdt_sb_on_rto(struct mpdt_sb *sb, u64 now);
 /* Deadlines in ns on the caller's clock; 0 when nothing is unacked. */
 u64 mpdt_sb_probe_deadline(const struct mpdt_sb *sb, u64 interval_ns);

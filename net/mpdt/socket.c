@@ -159,9 +159,10 @@ static int wait_for(struct sock *sk, long *timeo,
 	int err = 0;
 
 	add_wait_queue(sk_sleep(sk), &wait);
-	while (!cond(sk, arg)) {
+	for (;;) {
+		/* A failed peer frees room: report it, not the room. */
 		err = sock_error(sk);
-		if (err)
+		if (err || cond(sk, arg))
 			break;
 		if (!*timeo) {
 			err = -EAGAIN;

@@ -273,9 +273,13 @@ void mpdt_tx_on_nack(struct mpdt_conn *c, const struct mpdt_pkt *pkt)
 	/* Already lost or acked: only the NO_BUFFER pause still applies. */
 	if (mpdt_sb_on_nack(&c->sb, n->psn))
 		mpdt_stat_inc(c->msk->mn, MPDT_STAT_RETX_NACK);
-	/* A full receiver needs time, not an immediate resend. */
-	if (n->code == MPDT_NACK_NO_BUFFER)
+	/* A full receiver needs time, not an immediate resend; it is alive,
+	 * so waiting for its reader does not count toward failing it.
+	 */
+	if (n->code == MPDT_NACK_NO_BUFFER) {
 		c->pause_until = now + mpdt_conn_rto(c);
+		mpdt_sb_peer_alive(&c->sb, now);
+	}
 	if (c->lb.ops->on_nack)
 		c->lb.ops->on_nack(&c->lb, pkt->hdr.ev, n->code, now);
 	if (c->cc.ops->on_nack)

@@ -225,7 +225,7 @@ build_qemu_cmd() {
 	append="console=ttyS0,115200 panic=-1 quiet loglevel=4 log_buf_len=4M"
 	append+=" mitigations=off 8250.nr_uarts=1 random.trust_cpu=on"
 	append+=" watchdog_thresh=20 rcupdate.rcu_cpu_stall_timeout=60"
-	append+=" slub_debug=FZPU,MPDT,mpdt*"
+	append+=" slub_debug=FZPU,MPDT*,mpdt*"
 	append+=" ${MPDT_VM_CMDLINE:-}"
 
 	# QEMU option values escape a comma by doubling it.

@@ -1,0 +1,1058 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sockapi: the MPDT socket API, one behaviour per test (kselftest harness).
+ * Runs over loopback inside one network namespace with the module loaded
+ * (sockapi.sh sets that up).
+ *
+ * Built with -I include/uapi -I build/ksrc/tools/testing/selftests (the
+ * kernel's kselftest_harness.h, from 'make ksrc').
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/mpdt.h>
+
+#include "kselftest_harness.h"
+
+/* Loopback is fast, but TCG is not: a test may take a while. */
+#undef TEST_TIMEOUT_DEFAULT
+#define TEST_TIMEOUT_DEFAULT 120
+
+/* A port with no socket: what is sent there is never acknowledged. */
+#define DEAD_PORT 39999
+/* Timers at their defaults (rto 10 ms .. 1 s, 8 retries): ~3.3 s. */
+#define FAIL_WITHIN_MS 30000
+
+/* Each test its own MPDT ports: 20 from a base derived from its name. */
+static int port_base(const char *name)
+{
+	unsigned int h = 5381;
+
+	while (*name)
+		h = h * 33 + (unsigned char)*name++;
+	return 20000 + h % 500 * 20;
+}
+
+#define PORT(n) (port_base(_metadata->name) + (n))
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static struct sockaddr_in lo(int port)
+{
+	struct sockaddr_in a = {
+		.sin_family = AF_INET,
+		.sin_port = htons(port),
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+	};
+	return a;
+}
+
+static int mk(void)
+{
+	return socket(AF_INET, SOCK_DGRAM, IPPROTO_MPDT);
+}
+
+static int mk_bound(int port)
+{
+	struct sockaddr_in a = lo(port);
+	int fd = mk();
+
+	if (fd < 0)
+		return -1;
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int send_to(int fd, const void *buf, size_t len, int port, int flags)
+{
+	struct sockaddr_in a = lo(port);
+
+	return sendto(fd, buf, len, flags, (struct sockaddr *)&a, sizeof(a));
+}
+
+/* MPDT_INFO about @peer (NULL: the connected peer). */
+static int get_info(int fd, const struct sockaddr_in *peer,
+		    struct mpdt_info *info)
+{
+	socklen_t len = sizeof(*info);
+
+	memset(info, 0, sizeof(*info));
+	if (peer)
+		memcpy(&info->mi_peer, peer, sizeof(*peer));
+	return getsockopt(fd, SOL_MPDT, MPDT_INFO, info, &len);
+}
+
+/* Wait until @n messages to 127.0.0.1:@port are acknowledged. */
+static int wait_acked(int fd, int port, uint64_t n, int ms)
+{
+	struct sockaddr_in peer = lo(port);
+	struct mpdt_info info;
+	double end = now() + ms / 1e3;
+
+	do {
+		if (!get_info(fd, &peer, &info) && info.mi_msgs_acked >= n)
+			return 0;
+		usleep(2000);
+	} while (now() < end);
+	return -1;
+}
+
+static void set_rcvtimeo(int fd, int ms)
+{
+	struct timeval tv = { .tv_sec = ms / 1000, .tv_usec = ms % 1000 * 1000 };
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+}
+
+/* Message content: a header (index, length) and a stream of (seed, index). */
+static void fill(uint8_t *b, size_t n, uint32_t idx)
+{
+	uint32_t x = idx * 2654435761u + 12345;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		x = x * 1103515245u + 12345;
+		b[i] = x >> 24;
+	}
+	if (n >= 8) {
+		uint32_t h[2] = { htonl(idx), htonl((uint32_t)n) };
+
+		memcpy(b, h, 8);
+	}
+}
+
+/* The index of a well-formed message of length @n, or -1. */
+static long check(const uint8_t *b, size_t n)
+{
+	uint32_t h[2];
+	uint8_t *ref;
+	long idx;
+
+	if (n < 8)
+		return -1;
+	memcpy(h, b, 8);
+	if (ntohl(h[1]) != n)
+		return -1;
+	idx = ntohl(h[0]);
+	ref = malloc(n);
+	fill(ref, n, idx);
+	if (memcmp(ref, b, n))
+		idx = -1;
+	free(ref);
+	return idx;
+}
+
+static int poll1(int fd, short events, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = events };
+
+	return poll(&p, 1, ms) < 0 ? -1 : p.revents;
+}
+
+/* Wait until the socket reports POLLERR (the peer was declared dead). */
+static int wait_pollerr(int fd, int ms)
+{
+	double end = now() + ms / 1e3;
+
+	while (now() < end) {
+		int r = poll1(fd, POLLIN, 100);
+
+		if (r > 0 && (r & POLLERR))
+			return 0;
+	}
+	return -1;
+}
+
+/* ---------------------------------------------------------------------- */
+
+TEST(socket_types)
+{
+	int fd = mk();
+
+	ASSERT_LE(0, fd) TH_LOG("socket(AF_INET, SOCK_DGRAM, 254): %s",
+				strerror(errno));
+	close(fd);
+	/* Only SOCK_DGRAM is registered for IPPROTO_MPDT. */
+	fd = socket(AF_INET, SOCK_STREAM, IPPROTO_MPDT);
+	EXPECT_EQ(-1, fd);
+	EXPECT_EQ(EPROTONOSUPPORT, errno);
+	fd = socket(AF_INET, SOCK_SEQPACKET, IPPROTO_MPDT);
+	EXPECT_EQ(-1, fd);
+}
+
+TEST(recv_nonblocking_eagain)
+{
+	int fd = mk_bound(PORT(0)), unbound = mk();
+	char buf[16];
+	double t0;
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(-1, recv(fd, buf, sizeof(buf), MSG_DONTWAIT));
+	ASSERT_EQ(EAGAIN, errno);
+	/* Unbound sockets too. */
+	ASSERT_EQ(-1, recv(unbound, buf, sizeof(buf), MSG_DONTWAIT));
+	ASSERT_EQ(EAGAIN, errno);
+	/* O_NONBLOCK */
+	ASSERT_EQ(0, fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK));
+	ASSERT_EQ(-1, recv(fd, buf, sizeof(buf), 0));
+	ASSERT_EQ(EAGAIN, errno);
+	ASSERT_EQ(0, fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK));
+	/* SO_RCVTIMEO: blocks that long, then EAGAIN. */
+	set_rcvtimeo(fd, 300);
+	t0 = now();
+	ASSERT_EQ(-1, recv(fd, buf, sizeof(buf), 0));
+	ASSERT_EQ(EAGAIN, errno);
+	EXPECT_LE(0.25, now() - t0);
+	EXPECT_GE(10.0, now() - t0);
+	close(fd);
+	close(unbound);
+}
+
+TEST(send_too_big_emsgsize)
+{
+	int a = mk_bound(PORT(0)), b = mk_bound(PORT(1));
+	size_t max = MPDT_MSG_MAX;
+	uint8_t *buf = malloc(max + 1), *got = malloc(max + 1);
+	double t0;
+	ssize_t n;
+
+	ASSERT_LE(0, a);
+	ASSERT_LE(0, b);
+	ASSERT_EQ(-1, send_to(a, buf, max + 1, PORT(1), 0));
+	ASSERT_EQ(EMSGSIZE, errno);
+	ASSERT_EQ(-1, send_to(a, buf, max + 1, PORT(1), MSG_DONTWAIT));
+	ASSERT_EQ(EMSGSIZE, errno);
+	/* The largest message goes through whole. */
+	fill(buf, max, 7);
+	t0 = now();
+	ASSERT_EQ((ssize_t)max, send_to(a, buf, max, PORT(1), 0));
+	set_rcvtimeo(b, 60000);
+	n = recv(b, got, max + 1, 0);
+	ASSERT_EQ((ssize_t)max, n) TH_LOG("recv: %s", strerror(errno));
+	ASSERT_EQ(7, check(got, n));
+	TH_LOG("16 MiB message in %.2f s", now() - t0);
+	free(buf);
+	free(got);
+}
+
+TEST(sndbuf_lowers_the_limit)
+{
+	int a = mk_bound(PORT(0)), b = mk_bound(PORT(1));
+	int val = 100000, eff;
+	socklen_t len = sizeof(eff);
+	uint8_t *buf, *got;
+
+	ASSERT_LE(0, a);
+	ASSERT_LE(0, b);
+	ASSERT_EQ(0, getsockopt(a, SOL_SOCKET, SO_SNDBUF, &eff, &len));
+	EXPECT_EQ(32 << 20, eff) TH_LOG("default SO_SNDBUF");
+	len = sizeof(eff);
+	ASSERT_EQ(0, getsockopt(b, SOL_SOCKET, SO_RCVBUF, &eff, &len));
+	EXPECT_EQ(32 << 20, eff) TH_LOG("default SO_RCVBUF");
+	ASSERT_EQ(0, setsockopt(a, SOL_SOCKET, SO_SNDBUF, &val, sizeof(val)));
+	len = sizeof(eff);
+	ASSERT_EQ(0, getsockopt(a, SOL_SOCKET, SO_SNDBUF, &eff, &len));
+	TH_LOG("SO_SNDBUF %d -> %d", val, eff);
+	ASSERT_LT(eff, MPDT_MSG_MAX);
+	buf = malloc(eff + 1);
+	got = malloc(eff + 1);
+	ASSERT_EQ(-1, send_to(a, buf, eff + 1, PORT(1), 0));
+	ASSERT_EQ(EMSGSIZE, errno);
+	fill(buf, eff, 3);
+	ASSERT_EQ(eff, send_to(a, buf, eff, PORT(1), 0));
+	set_rcvtimeo(b, 30000);
+	ASSERT_EQ(eff, recv(b, got, eff + 1, 0));
+	ASSERT_EQ(3, check(got, eff));
+	free(buf);
+	free(got);
+}
+
+TEST(recv_truncates_like_udp)
+{
+	int a = mk_bound(PORT(0)), b = mk_bound(PORT(1));
+	uint8_t msg[1000], buf[1000];
+	struct sockaddr_in from;
+	struct iovec iov = { .iov_base = buf, .iov_len = 100 };
+	struct msghdr mh = {
+		.msg_name = &from, .msg_namelen = sizeof(from),
+		.msg_iov = &iov, .msg_iovlen = 1,
+	};
+
+	ASSERT_LE(0, a);
+	ASSERT_LE(0, b);
+	set_rcvtimeo(b, 30000);
+	fill(msg, sizeof(msg), 1);
+
+	/* Short buffer: the rest is discarded, MSG_TRUNC in msg_flags. */
+	ASSERT_EQ(1000, send_to(a, msg, sizeof(msg), PORT(1), 0));
+	ASSERT_EQ(100, recvmsg(b, &mh, 0));
+	EXPECT_TRUE(mh.msg_flags & MSG_TRUNC);
+	EXPECT_EQ(0, memcmp(buf, msg, 100));
+	EXPECT_EQ(AF_INET, from.sin_family);
+	EXPECT_EQ(htons(PORT(0)), from.sin_port);
+	EXPECT_EQ(htonl(INADDR_LOOPBACK), from.sin_addr.s_addr);
+	EXPECT_EQ(-1, recv(b, buf, sizeof(buf), MSG_DONTWAIT));
+	EXPECT_EQ(EAGAIN, errno) TH_LOG("the truncated message was not consumed");
+
+	/* MSG_TRUNC flag: the full length is returned. */
+	ASSERT_EQ(1000, send_to(a, msg, sizeof(msg), PORT(1), 0));
+	memset(buf, 0, sizeof(buf));
+	ASSERT_EQ(1000, recv(b, buf, 100, MSG_TRUNC));
+	EXPECT_EQ(0, memcmp(buf, msg, 100));
+	EXPECT_EQ(0, buf[100]);
+
+	/* A zero-length read with MSG_TRUNC sizes (and consumes) a message. */
+	ASSERT_EQ(1000, send_to(a, msg, sizeof(msg), PORT(1), 0));
+	ASSERT_EQ(POLLIN, poll1(b, POLLIN, 30000) & POLLIN);
+	ASSERT_EQ(1000, recv(b, NULL, 0, MSG_TRUNC | MSG_DONTWAIT));
+
+	/* A full-size buffer: no MSG_TRUNC. */
+	ASSERT_EQ(1000, send_to(a, msg, sizeof(msg), PORT(1), 0));
+	iov.iov_len = sizeof(buf);
+	mh.msg_flags = 0;
+	mh.msg_namelen = sizeof(from);
+	ASSERT_EQ(1000, recvmsg(b, &mh, 0));
+	EXPECT_FALSE(mh.msg_flags & MSG_TRUNC);
+	EXPECT_EQ(0, memcmp(buf, msg, sizeof(msg)));
+}
+
+TEST(zero_length_message)
+{
+	int a = mk_bound(PORT(0)), b = mk_bound(PORT(1));
+	struct sockaddr_in from;
+	socklen_t flen = sizeof(from);
+	char buf[16];
+	int sizes = 0;
+
+	ASSERT_LE(0, a);
+	ASSERT_LE(0, b);
+	set_rcvtimeo(b, 30000);
+	ASSERT_EQ(0, send_to(a, "", 0, PORT(1), 0));
+	ASSERT_EQ(POLLIN, poll1(b, POLLIN, 30000) & POLLIN);
+	ASSERT_EQ(0, recvfrom(b, buf, sizeof(buf), 0, (struct sockaddr *)&from, &flen));
+	EXPECT_EQ(htons(PORT(0)), from.sin_port);
+	ASSERT_EQ(0, wait_acked(a, PORT(1), 1, 30000));
+	/* Mixed with a 1-byte one: both arrive, as themselves. */
+	ASSERT_EQ(0, send_to(a, "", 0, PORT(1), 0));
+	ASSERT_EQ(1, send_to(a, "x", 1, PORT(1), 0));
+	for (int i = 0; i < 2; i++) {
+		ssize_t n = recv(b, buf, sizeof(buf), 0);
+
+		ASSERT_LE(0, n);
+		ASSERT_GE(1, n);
+		if (n == 1)
+			EXPECT_EQ('x', buf[0]);
+		sizes |= 1 << n;
+	}
+	EXPECT_EQ(3, sizes);
+	EXPECT_EQ(-1, recv(b, buf, sizeof(buf), MSG_DONTWAIT));
+}
+
+TEST(pollin_only_for_complete_messages)
+{
+	int a = mk_bound(PORT(0)), b = mk_bound(PORT(1));
+	size_t len = 8 << 20;
+	uint8_t *msg = malloc(len), *got = malloc(len + 1);
+	long polls = 0;
+	double end;
+	ssize_t n;
+
+	ASSERT_LE(0, a);
+	ASSERT_LE(0, b);
+	fill(msg, len, 5);
+	ASSERT_EQ(0, poll1(b, POLLIN, 0) & POLLIN);
+	ASSERT_EQ((ssize_t)len, send_to(a, msg, len, PORT(1), 0));
+	/*
+	 * Without POLLIN, a read finds nothing (or, if the last packet just
+	 * came in, the whole message); with POLLIN, the whole message.
+	 */
+	end = now() + 60;
+	for (;;) {
+		int in = poll1(b, POLLIN, 0) & POLLIN;
+
+		n = recv(b, got, len + 1, MSG_DONTWAIT);
+		if (in)
+			ASSERT_LE(0, n) TH_LOG("POLLIN but recv: %s", strerror(errno));
+		if (n >= 0)
+			break;
+		ASSERT_EQ(EAGAIN, errno);
+		ASSERT_GT(end, now()) TH_LOG("no POLLIN after 60 s");
+		polls++;
+		usleep(500);
+	}
+	ASSERT_EQ((ssize_t)len, n) TH_LOG("a partial message was readable");
+	ASSERT_EQ(5, check(got, n));
+	EXPECT_EQ(0, poll1(b, POLLIN, 0) & POLLIN);
+	TH_LOG("polled %ld times while the 8 MiB message was assembled", polls);
+
+	/* Two queued: POLLIN stays until both are read. */
+	ASSERT_EQ(100, send_to(a, msg, 100, PORT(1), 0));
+	ASSERT_EQ(200, send_to(a, msg, 200, PORT(1), 0));
+	ASSERT_EQ(0, wait_acked(a, PORT(1), 3, 30000));
+	EXPECT_EQ(POLLIN, poll1(b, POLLIN, 0) & POLLIN);
+	ASSERT_LT(0, recv(b, got, len, MSG_DONTWAIT));
+	EXPECT_EQ(POLLIN, poll1(b, POLLIN, 0) & POLLIN);
+	ASSERT_LT(0, recv(b, got, len, MSG_DONTWAIT));
+	EXPECT_EQ(0, poll1(b, POLLIN, 0) & POLLIN);
+	free(msg);
+	free(got);
+}
+
+TEST(pollout_and_send_buffer)
+{
+	int a = mk_bound(PORT(0)), val = 65536, sb;
+	socklen_t len = sizeof(sb);
+	struct sockaddr_in dead = lo(DEAD_PORT);
+	struct mpdt_info info;
+	uint8_t *buf;
+	int err;
+
+	ASSERT_LE(0, a);
+	ASSERT_EQ(POLLOUT, poll1(a, POLLOUT, 0) & POLLOUT);
+	ASSERT_EQ(0, setsockopt(a, SOL_SOCKET, SO_SNDBUF, &val, sizeof(val)));
+	ASSERT_EQ(0, getsockopt(a, SOL_SOCKET, SO_SNDBUF, &sb, &len));
+	ASSERT_EQ(0, sb % 4);
+	buf = calloc(1, sb);
+	/* Nothing is ever acknowledged: the peer port has no socket. */
+	ASSERT_EQ(0, connect(a, (struct sockaddr *)&dead, sizeof(dead)));
+	ASSERT_EQ(sb / 4, send(a, buf, sb / 4, 0));
+	EXPECT_EQ(POLLOUT, poll1(a, POLLOUT, 0) & POLLOUT)
+		TH_LOG("a quarter of SO_SNDBUF queued");
+	ASSERT_EQ(sb / 4, send(a, buf, sb / 4, 0));
+	EXPECT_EQ(0, poll1(a, POLLOUT, 0) & POLLOUT)
+		TH_LOG("half of SO_SNDBUF queued: no POLLOUT");
+	/* Room for exactly the other half, not a byte more. */
+	ASSERT_EQ(-1, send(a, buf, sb / 2 + 1, MSG_DONTWAIT));
+	ASSERT_EQ(EAGAIN, errno);
+	ASSERT_EQ(sb / 2, send(a, buf, sb / 2, MSG_DONTWAIT));
+	ASSERT_EQ(-1, send(a, buf, 1, MSG_DONTWAIT));
+	ASSERT_EQ(EAGAIN, errno);
+	/* The peer is declared dead: POLLERR, ETIMEDOUT once, room again. */
+	ASSERT_EQ(0, wait_pollerr(a, FAIL_WITHIN_MS))
+		TH_LOG("no POLLERR within %d ms for a dead peer", FAIL_WITHIN_MS);
+	EXPECT_EQ(POLLOUT, poll1(a, POLLOUT, 0) & POLLOUT);
+	len = sizeof(err);
+	ASSERT_EQ(0, getsockopt(a, SOL_SOCKET, SO_ERROR, &err, &len));
+	EXPECT_EQ(ETIMEDOUT, err);
+	ASSERT_EQ(0, getsockopt(a, SOL_SOCKET, SO_ERROR, &err, &len));
+	EXPECT_EQ(0, err);
+	EXPECT_EQ(0, poll1(a, POLLIN, 0) & POLLERR);
+	ASSERT_EQ(0, get_info(a, NULL, &info));
+	EXPECT_EQ(MPDT_CONN_FAILED, info.mi_state);
+	EXPECT_EQ(0, info.mi_msgs_inflight);
+	EXPECT_EQ(0, info.mi_inflight);
+	EXPECT_EQ(3, info.mi_msgs_sent);
+	EXPECT_EQ(0, info.mi_msgs_acked);
+	EXPECT_LT(8, info.mi_rtos) TH_LOG("max_retries is 8");
+	free(buf);
+}
+
+/* The error of a failed peer is reported once, by the next send... */
+TEST(dead_peer_next_send_etimedout_once)
+{
+	int a = mk_bound(PORT(0));
+
+	ASSERT_LE(0, a);
+	ASSERT_EQ(5, send_to(a, "hello", 5, DEAD_PORT, 0));
+	ASSERT_EQ(0, wait_pollerr(a, FAIL_WITHIN_MS));
+	EXPECT_EQ(-1, send_to(a, "again", 5, DEAD_PORT, 0))
+		TH_LOG("send() after the peer failed did not report ETIMEDOUT");
+	EXPECT_EQ(ETIMEDOUT, errno);
+	/* ... once: then a new incarnation starts. */
+	EXPECT_EQ(5, send_to(a, "third", 5, DEAD_PORT, 0));
+}
+
+/* ... or by the next recv. */
+TEST(dead_peer_next_recv_etimedout_once)
+{
+	int a = mk_bound(PORT(0));
+	char buf[8];
+
+	ASSERT_LE(0, a);
+	ASSERT_EQ(5, send_to(a, "hello", 5, DEAD_PORT, 0));
+	ASSERT_EQ(0, wait_pollerr(a, FAIL_WITHIN_MS));
+	EXPECT_EQ(-1, recv(a, buf, sizeof(buf), MSG_DONTWAIT));
+	EXPECT_EQ(ETIMEDOUT, errno);
+	EXPECT_EQ(-1, recv(a, buf, sizeof(buf), MSG_DONTWAIT));
+	EXPECT_EQ(EAGAIN, errno);
+}
+
+/* A send() blocked on a full buffer learns that the peer died. */
+TEST(dead_peer_wakes_blocked_send_with_etimedout)
+{
+	int a = mk_bound(PORT(0)), val = 65536, sb;
+	socklen_t len = sizeof(sb);
+	struct timeval tv = { .tv_sec = 60 };
+	uint8_t *buf;
+	double t0;
+	ssize_t n;
+
+	ASSERT_LE(0, a);
+	ASSERT_EQ(0, setsockopt(a, SOL_SOCKET, SO_SNDBUF, &val, sizeof(val)));
+	ASSERT_EQ(0, getsockopt(a, SOL_SOCKET, SO_SNDBUF, &sb, &len));
+	ASSERT_EQ(0, setsockopt(a, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)));
+	buf = calloc(1, sb);
+	ASSERT_EQ(sb, send_to(a, buf, sb, DEAD_PORT, 0));
+	t0 = now();
+	n = send_to(a, buf, sb, DEAD_PORT, 0);	/* blocks: no room */
+	TH_LOG("blocked send returned %zd (%s) after %.2f s", n,
+	       n < 0 ? strerror(errno) : "ok", now() - t0);
+	EXPECT_EQ(-1, n);
+	EXPECT_EQ(ETIMEDOUT, errno);
+	EXPECT_GT(FAIL_WITHIN_MS / 1e3, now() - t0);
+	free(buf);
+}
+
+TEST(epoll_level_and_edge)
+{
+	int a = mk_bound(PORT(0)), b = mk_bound(PORT(1));
+	int lt = epoll_create1(0), et = epoll_create1(0);
+	struct epoll_event ev = { .events = EPOLLIN }, out[4];
+	char buf[64];
+	int i;
+
+	ASSERT_LE(0, a);
+	ASSERT_LE(0, b);
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(10, send_to(a, "0123456789", 10, PORT(1), 0));
+	ASSERT_EQ(0, wait_acked(a, PORT(1), 3, 30000));
+	/* Level triggered: reported while anything is queued. */
+	ASSERT_EQ(0, epoll_ctl(lt, EPOLL_CTL_ADD, b, &ev));
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(1, epoll_wait(lt, out, 4, 0)) TH_LOG("message %d", i);
+		EXPECT_TRUE(out[0].events & EPOLLIN);
+		ASSERT_EQ(10, recv(b, buf, sizeof(buf), MSG_DONTWAIT));
+	}
+	EXPECT_EQ(0, epoll_wait(lt, out, 4, 0));
+
+	/* Edge triggered: one event per arrival, not per queued message. */
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(10, send_to(a, "0123456789", 10, PORT(1), 0));
+	ASSERT_EQ(0, wait_acked(a, PORT(1), 6, 30000));
+	ev.events = EPOLLIN | EPOLLET;
+	ASSERT_EQ(0, epoll_ctl(et, EPOLL_CTL_ADD, b, &ev));
+	ASSERT_EQ(1, epoll_wait(et, out, 4, 0));
+	EXPECT_EQ(0, epoll_wait(et, out, 4, 0));
+	ASSERT_EQ(10, recv(b, buf, sizeof(buf), MSG_DONTWAIT));
+	EXPECT_EQ(0, epoll_wait(et, out, 4, 0)) TH_LOG("no new edge");
+	ASSERT_EQ(10, send_to(a, "0123456789", 10, PORT(1), 0));
+	ASSERT_EQ(1, epoll_wait(et, out, 4, 10000)) TH_LOG("new arrival, new edge");
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(10, recv(b, buf, sizeof(buf), MSG_DONTWAIT));
+	EXPECT_EQ(-1, recv(b, buf, sizeof(buf), MSG_DONTWAIT));
+	EXPECT_EQ(0, epoll_wait(lt, out, 4, 0));
+
+	/* EPOLLOUT on an idle socket. */
+	ev.events = EPOLLOUT;
+	ASSERT_EQ(0, epoll_ctl(lt, EPOLL_CTL_ADD, a, &ev));
+	ASSERT_EQ(1, epoll_wait(lt, out, 4, 0));
+	EXPECT_TRUE(out[0].events & EPOLLOUT);
+}
+
+TEST(names)
+{
+	int a = mk(), b = mk(), c = mk(), d = mk();
+	struct sockaddr_in sin, peer = lo(PORT(0)), any = {
+		.sin_family = AF_INET,
+	}, far = lo(PORT(0));
+	socklen_t len = sizeof(sin);
+
+	ASSERT_LE(0, a);
+	/* Unbound: port 0; no peer. */
+	ASSERT_EQ(0, getsockname(a, (struct sockaddr *)&sin, &len));
+	EXPECT_EQ(AF_INET, sin.sin_family);
+	EXPECT_EQ(0, sin.sin_port);
+	len = sizeof(sin);
+	EXPECT_EQ(-1, getpeername(a, (struct sockaddr *)&sin, &len));
+	EXPECT_EQ(ENOTCONN, errno);
+	/* Bound to 127.0.0.1:P. */
+	ASSERT_EQ(0, bind(a, (struct sockaddr *)&peer, sizeof(peer)));
+	len = sizeof(sin);
+	ASSERT_EQ(0, getsockname(a, (struct sockaddr *)&sin, &len));
+	EXPECT_EQ(htons(PORT(0)), sin.sin_port);
+	EXPECT_EQ(htonl(INADDR_LOOPBACK), sin.sin_addr.s_addr);
+	/* Once only. */
+	EXPECT_EQ(-1, bind(a, (struct sockaddr *)&peer, sizeof(peer)));
+	EXPECT_EQ(EINVAL, errno);
+	/* Port 0: an ephemeral one. */
+	ASSERT_EQ(0, bind(b, (struct sockaddr *)&any, sizeof(any)));
+	len = sizeof(sin);
+	ASSERT_EQ(0, getsockname(b, (struct sockaddr *)&sin, &len));
+	EXPECT_NE(0, sin.sin_port);
+	TH_LOG("ephemeral port %d", ntohs(sin.sin_port));
+	/* connect() binds implicitly and sets the peer. */
+	ASSERT_EQ(0, connect(c, (struct sockaddr *)&peer, sizeof(peer)));
+	len = sizeof(sin);
+	ASSERT_EQ(0, getsockname(c, (struct sockaddr *)&sin, &len));
+	EXPECT_NE(0, sin.sin_port);
+	len = sizeof(sin);
+	ASSERT_EQ(0, getpeername(c, (struct sockaddr *)&sin, &len));
+	EXPECT_EQ(peer.sin_port, sin.sin_port);
+	EXPECT_EQ(peer.sin_addr.s_addr, sin.sin_addr.s_addr);
+	/* AF_UNSPEC disconnects. */
+	any.sin_family = AF_UNSPEC;
+	ASSERT_EQ(0, connect(c, (struct sockaddr *)&any, sizeof(any)));
+	len = sizeof(sin);
+	EXPECT_EQ(-1, getpeername(c, (struct sockaddr *)&sin, &len));
+	EXPECT_EQ(ENOTCONN, errno);
+	EXPECT_EQ(-1, send(c, "x", 1, 0));
+	EXPECT_EQ(EDESTADDRREQ, errno);
+	/* Bad addresses. */
+	far.sin_addr.s_addr = inet_addr("10.99.99.99");
+	EXPECT_EQ(-1, bind(d, (struct sockaddr *)&far, sizeof(far)));
+	EXPECT_EQ(EADDRNOTAVAIL, errno);
+	EXPECT_EQ(-1, bind(d, (struct sockaddr *)&peer, sizeof(peer) - 1));
+	EXPECT_EQ(EINVAL, errno);
+	far = lo(0);
+	EXPECT_EQ(-1, connect(d, (struct sockaddr *)&far, sizeof(far)))
+		TH_LOG("connect to port 0");
+	far = lo(PORT(0));
+	far.sin_addr.s_addr = 0;
+	EXPECT_EQ(-1, connect(d, (struct sockaddr *)&far, sizeof(far)))
+		TH_LOG("connect to 0.0.0.0");
+	far.sin_family = AF_INET6;
+	EXPECT_EQ(-1, bind(d, (struct sockaddr *)&far, sizeof(far)));
+	EXPECT_EQ(-1, sendto(d, "x", 1, 0, (struct sockaddr *)&far, sizeof(far)));
+}
+
+TEST(connect_then_send)
+{
+	int a = mk(), b = mk_bound(PORT(1)), c = mk_bound(PORT(2));
+	struct sockaddr_in peer = lo(PORT(1)), me, from;
+	socklen_t len = sizeof(me), flen = sizeof(from);
+	char buf[16];
+
+	ASSERT_LE(0, b);
+	ASSERT_LE(0, c);
+	set_rcvtimeo(b, 30000);
+	set_rcvtimeo(c, 30000);
+	ASSERT_EQ(0, connect(a, (struct sockaddr *)&peer, sizeof(peer)));
+	ASSERT_EQ(0, getsockname(a, (struct sockaddr *)&me, &len));
+	ASSERT_EQ(5, send(a, "hello", 5, 0));
+	ASSERT_EQ(5, recvfrom(b, buf, sizeof(buf), 0, (struct sockaddr *)&from, &flen));
+	EXPECT_EQ(0, memcmp(buf, "hello", 5));
+	EXPECT_EQ(me.sin_port, from.sin_port);
+	EXPECT_EQ(htonl(INADDR_LOOPBACK), from.sin_addr.s_addr);
+	/* An explicit address still wins on a connected socket. */
+	ASSERT_EQ(5, send_to(a, "other", 5, PORT(2), 0));
+	ASSERT_EQ(5, recv(c, buf, sizeof(buf), 0));
+	EXPECT_EQ(0, memcmp(buf, "other", 5));
+	/* MPDT_INFO of the connected peer with an AF_UNSPEC mi_peer. */
+	ASSERT_EQ(0, wait_acked(a, PORT(1), 1, 30000));
+}
+
+TEST(sendto_without_address)
+{
+	int a = mk(), b = mk_bound(PORT(0));
+
+	ASSERT_EQ(-1, send(a, "x", 1, 0));
+	EXPECT_EQ(EDESTADDRREQ, errno);
+	ASSERT_EQ(-1, send(b, "x", 1, 0));
+	EXPECT_EQ(EDESTADDRREQ, errno);
+	ASSERT_EQ(-1, sendto(b, "x", 1, 0, NULL, 0));
+	EXPECT_EQ(EDESTADDRREQ, errno);
+}
+
+TEST(bind_port_in_use)
+{
+	int a = mk_bound(PORT(0)), b = mk(), c = mk();
+	struct sockaddr_in same = lo(PORT(0)), any = lo(PORT(0));
+
+	ASSERT_LE(0, a);
+	ASSERT_EQ(-1, bind(b, (struct sockaddr *)&same, sizeof(same)));
+	EXPECT_EQ(EADDRINUSE, errno);
+	/* MPDT ports are per netns, whatever the address. */
+	any.sin_addr.s_addr = htonl(INADDR_ANY);
+	ASSERT_EQ(-1, bind(c, (struct sockaddr *)&any, sizeof(any)));
+	EXPECT_EQ(EADDRINUSE, errno);
+	/* Free again once the owner is closed. */
+	close(a);
+	EXPECT_EQ(0, bind(b, (struct sockaddr *)&same, sizeof(same)))
+		TH_LOG("port still in use after close: %s", strerror(errno));
+}
+
+TEST(info_after_transfer)
+{
+	int a = mk_bound(PORT(0)), b = mk_bound(PORT(1)), c = mk_bound(PORT(2));
+	struct sockaddr_in pb = lo(PORT(1)), pa = lo(PORT(0)), nobody = lo(PORT(9));
+	struct mpdt_info ia, ib;
+	socklen_t len;
+	uint8_t *buf = malloc(1 << 20), *got = malloc((1 << 20) + 1);
+	char big[sizeof(struct mpdt_info) + 64];
+	uint64_t total = 0;
+	int i;
+
+	ASSERT_LE(0, a);
+	ASSERT_LE(0, b);
+	set_rcvtimeo(b, 30000);
+	for (i = 0; i < 20; i++) {
+		size_t n = 8 + ((size_t)i * 104729) % (1 << 20);
+
+		fill(buf, n, i);
+		ASSERT_EQ((ssize_t)n, send_to(a, buf, n, PORT(1), 0));
+		total += n;
+	}
+	for (i = 0; i < 20; i++) {
+		ssize_t n = recv(b, got, (1 << 20) + 1, 0);
+
+		ASSERT_LT(0, n);
+		ASSERT_LE(0, check(got, n));
+	}
+	ASSERT_EQ(0, wait_acked(a, PORT(1), 20, 30000));
+	ASSERT_EQ(0, get_info(a, &pb, &ia));
+	EXPECT_EQ(MPDT_CONN_ACTIVE, ia.mi_state);
+	EXPECT_EQ(20, ia.mi_msgs_sent);
+	EXPECT_EQ(20, ia.mi_msgs_acked);
+	EXPECT_EQ(0, ia.mi_msgs_inflight);
+	EXPECT_EQ(0, ia.mi_inflight);
+	EXPECT_LT(0, ia.mi_srtt_us);
+	EXPECT_LT(0, ia.mi_min_rtt_us);
+	EXPECT_LT(0, ia.mi_cwnd);
+	EXPECT_LE(10000, ia.mi_rto_us) TH_LOG("rto_min_us is 10000");
+	EXPECT_GE(1000000, ia.mi_rto_us) TH_LOG("rto_max_us is 1000000");
+	EXPECT_EQ(ia.mi_snd_nxt, ia.mi_snd_una);
+	EXPECT_LT(0, ia.mi_snd_nxt);
+	EXPECT_EQ(total, ia.mi_bytes_acked);
+	EXPECT_LE(total, ia.mi_bytes_sent);
+	EXPECT_LT(0, ia.mi_sacks_rcvd);
+	EXPECT_NE(0, ia.mi_lb[0]);
+	EXPECT_NE(0, ia.mi_cc[0]);
+	EXPECT_EQ(pb.sin_port, ((struct sockaddr_in *)&ia.mi_peer)->sin_port);
+	TH_LOG("srtt %u us, min_rtt %u us, cwnd %u, rto %u us, lb %s, cc %s, "
+	       "retx %llu/%llu/%llu/%llu", ia.mi_srtt_us, ia.mi_min_rtt_us,
+	       ia.mi_cwnd, ia.mi_rto_us, ia.mi_lb, ia.mi_cc,
+	       (unsigned long long)ia.mi_retx[0], (unsigned long long)ia.mi_retx[1],
+	       (unsigned long long)ia.mi_retx[2], (unsigned long long)ia.mi_retx[3]);
+	/* The receiving half, seen from b. */
+	ASSERT_EQ(0, get_info(b, &pa, &ib));
+	EXPECT_EQ(20, ib.mi_msgs_rcvd);
+	EXPECT_EQ(ia.mi_snd_nxt, ib.mi_rcv_epsn);
+	EXPECT_EQ(0, ib.mi_rcv_ooo);
+	EXPECT_LT(0, ib.mi_sacks_sent);
+	EXPECT_EQ(0, ib.mi_msgs_sent);
+	/* Errors. */
+	EXPECT_EQ(-1, get_info(a, &nobody, &ia));
+	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(-1, get_info(c, NULL, &ia));
+	EXPECT_EQ(ENOTCONN, errno);
+	len = sizeof(ia.mi_peer) - 1;
+	EXPECT_EQ(-1, getsockopt(a, SOL_MPDT, MPDT_INFO, &ia, &len));
+	EXPECT_EQ(EINVAL, errno);
+	len = sizeof(ia);
+	EXPECT_EQ(-1, getsockopt(a, SOL_MPDT, 99, &ia, &len));
+	EXPECT_EQ(ENOPROTOOPT, errno);
+	/* Short and long buffers: min(len, sizeof) is copied and reported. */
+	memset(&ia, 0, sizeof(ia));
+	memcpy(&ia.mi_peer, &pb, sizeof(pb));
+	len = offsetof(struct mpdt_info, mi_cwnd);
+	ASSERT_EQ(0, getsockopt(a, SOL_MPDT, MPDT_INFO, &ia, &len));
+	EXPECT_EQ(offsetof(struct mpdt_info, mi_cwnd), len);
+	EXPECT_EQ(0, ia.mi_cwnd);
+	memset(big, 0, sizeof(big));
+	memcpy(big, &pb, sizeof(pb));
+	len = sizeof(big);
+	ASSERT_EQ(0, getsockopt(a, SOL_MPDT, MPDT_INFO, big, &len));
+	EXPECT_EQ(sizeof(struct mpdt_info), len);
+	free(buf);
+	free(got);
+}
+
+TEST(close_with_linger_delivers_everything)
+{
+	int a = mk_bound(PORT(0)), b = mk_bound(PORT(1)), i, seen = 0;
+	struct linger lg = { .l_onoff = 1, .l_linger = 60 };
+	size_t len = 256 << 10;
+	uint8_t *buf = malloc(len + 1);
+	double t0;
+
+	ASSERT_LE(0, a);
+	ASSERT_LE(0, b);
+	for (i = 0; i < 30; i++) {
+		fill(buf, len, i);
+		ASSERT_EQ((ssize_t)len, send_to(a, buf, len, PORT(1), 0));
+	}
+	ASSERT_EQ(0, setsockopt(a, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)));
+	t0 = now();
+	ASSERT_EQ(0, close(a));
+	TH_LOG("close() lingered %.2f s", now() - t0);
+	EXPECT_GT(60.0, now() - t0);
+	set_rcvtimeo(b, 30000);
+	for (i = 0; i < 30; i++) {
+		ssize_t n = recv(b, buf, len + 1, 0);
+		long idx;
+
+		ASSERT_EQ((ssize_t)len, n) TH_LOG("message %d of 30: %s", i,
+						  n < 0 ? strerror(errno) : "short");
+		idx = check(buf, n);
+		ASSERT_LE(0, idx);
+		ASSERT_GT(30, idx);
+		EXPECT_FALSE(seen & (1 << idx));
+		seen |= 1 << idx;
+	}
+	EXPECT_EQ((1 << 30) - 1, seen);
+	free(buf);
+}
+
+TEST(close_without_linger_never_partial)
+{
+	size_t sizes[] = { 8 << 20, 4 << 20, 1 << 20, 300000 };
+	uint8_t *buf = malloc((8 << 20) + 1);
+	int b = mk_bound(PORT(1)), whole = 0;
+
+	ASSERT_LE(0, b);
+	for (unsigned int k = 0; k < ARRAY_SIZE(sizes); k++) {
+		int a = mk_bound(PORT(2 + k));
+		double t0;
+		ssize_t n;
+
+		ASSERT_LE(0, a);
+		fill(buf, sizes[k], k);
+		ASSERT_EQ((ssize_t)sizes[k], send_to(a, buf, sizes[k], PORT(1), 0));
+		t0 = now();
+		ASSERT_EQ(0, close(a));
+		EXPECT_GT(2.0, now() - t0) TH_LOG("close() without SO_LINGER blocked");
+		/* Either the whole message made it before the close, or none. */
+		set_rcvtimeo(b, 3000);
+		n = recv(b, buf, (8 << 20) + 1, 0);
+		if (n >= 0) {
+			ASSERT_EQ((ssize_t)sizes[k], n) TH_LOG("partial message");
+			ASSERT_EQ((long)k, check(buf, n));
+			whole++;
+		} else {
+			ASSERT_EQ(EAGAIN, errno);
+		}
+		EXPECT_EQ(-1, recv(b, buf, 16, MSG_DONTWAIT));
+	}
+	TH_LOG("%d of 4 messages made it whole before close(), the rest not at all",
+	       whole);
+	free(buf);
+}
+
+TEST(close_with_linger_dead_peer_returns)
+{
+	int a = mk_bound(PORT(0));
+	struct linger lg = { .l_onoff = 1, .l_linger = 2 };
+	double t0;
+
+	ASSERT_LE(0, a);
+	ASSERT_EQ(0, setsockopt(a, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)));
+	ASSERT_EQ(5, send_to(a, "hello", 5, DEAD_PORT, 0));
+	t0 = now();
+	close(a);
+	TH_LOG("close() returned after %.2f s (SO_LINGER 2 s)", now() - t0);
+	EXPECT_LE(1.5, now() - t0);
+	EXPECT_GT(10.0, now() - t0);
+}
+
+TEST(send_to_self)
+{
+	int a = mk_bound(PORT(0));
+	char buf[16];
+
+	ASSERT_LE(0, a);
+	set_rcvtimeo(a, 30000);
+	ASSERT_EQ(6, send_to(a, "myself", 6, PORT(0), 0));
+	ASSERT_EQ(6, recv(a, buf, sizeof(buf), 0));
+	EXPECT_EQ(0, memcmp(buf, "myself", 6));
+	ASSERT_EQ(0, wait_acked(a, PORT(0), 1, 30000));
+}
+
+TEST(unsupported_flags)
+{
+	int a = mk_bound(PORT(0)), b = mk_bound(PORT(1));
+	char buf[16];
+	ssize_t n;
+
+	ASSERT_LE(0, a);
+	ASSERT_LE(0, b);
+	EXPECT_EQ(-1, send_to(a, "x", 1, PORT(1), MSG_OOB));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	ASSERT_EQ(4, send_to(a, "peek", 4, PORT(1), 0));
+	ASSERT_EQ(POLLIN, poll1(b, POLLIN, 30000) & POLLIN);
+	/* MSG_PEEK: refused, or a real peek that leaves the message queued. */
+	n = recv(b, buf, sizeof(buf), MSG_PEEK | MSG_DONTWAIT);
+	if (n < 0)
+		EXPECT_EQ(EOPNOTSUPP, errno);
+	EXPECT_EQ(4, recv(b, buf, sizeof(buf), MSG_DONTWAIT));
+	EXPECT_EQ(-1, recv(b, buf, sizeof(buf), MSG_OOB | MSG_DONTWAIT));
+}
+
+TEST(many_messages_keep_their_boundaries)
+{
+	int a = mk_bound(PORT(0)), b = mk_bound(PORT(1)), i;
+	uint8_t *buf = malloc(200000), seen[100] = { 0 };
+
+	ASSERT_LE(0, a);
+	ASSERT_LE(0, b);
+	set_rcvtimeo(b, 30000);
+	for (i = 0; i < 100; i++) {
+		size_t n = 8 + ((size_t)i * 7919) % 150000;
+
+		fill(buf, n, i);
+		ASSERT_EQ((ssize_t)n, send_to(a, buf, n, PORT(1), 0));
+	}
+	for (i = 0; i < 100; i++) {
+		ssize_t n = recv(b, buf, 200000, 0);
+		long idx;
+
+		ASSERT_LT(0, n) TH_LOG("message %d: %s", i, strerror(errno));
+		idx = check(buf, n);
+		ASSERT_LE(0, idx);
+		ASSERT_GT(100, idx);
+		ASSERT_EQ(8 + ((size_t)idx * 7919) % 150000, (size_t)n);
+		EXPECT_EQ(0, seen[idx]);
+		seen[idx] = 1;
+	}
+	free(buf);
+}
+
+TEST(recvfrom_names_each_peer)
+{
+	int b = mk_bound(PORT(0)), s[3], i, got = 0;
+	struct sockaddr_in from;
+	socklen_t flen;
+	uint16_t port;
+
+	ASSERT_LE(0, b);
+	set_rcvtimeo(b, 30000);
+	for (i = 0; i < 3; i++) {
+		s[i] = mk_bound(PORT(1 + i));
+		port = PORT(1 + i);
+		ASSERT_EQ(2, send_to(s[i], &port, 2, PORT(0), 0));
+	}
+	for (i = 0; i < 3; i++) {
+		flen = sizeof(from);
+		ASSERT_EQ(2, recvfrom(b, &port, 2, 0, (struct sockaddr *)&from, &flen));
+		EXPECT_EQ(sizeof(from), flen);
+		EXPECT_EQ(htons(port), from.sin_port);
+		got |= 1 << (port - PORT(1));
+	}
+	EXPECT_EQ(7, got);
+}
+
+/*
+ * Several large messages at once into a receive buffer that holds only
+ * some of them: partial messages must not hold the buffer forever (each
+ * connection's window is far smaller than a message, so the six are
+ * assembled side by side and fill the buffer long before one completes).
+ */
+#define NCONC 6
+TEST(concurrent_messages_larger_than_rcvbuf)
+{
+	int b = mk_bound(PORT(0)), val = 1 << 20, rb, s[NCONC], i, seen = 0;
+	socklen_t len = sizeof(rb);
+	size_t msg = 1 << 20;
+	uint8_t *buf = malloc(msg + 1);
+	double t0 = now();
+
+	ASSERT_LE(0, b);
+	/* 2 MiB (rmem_max does not apply to root's SO_RCVBUFFORCE). */
+	ASSERT_EQ(0, setsockopt(b, SOL_SOCKET, SO_RCVBUFFORCE, &val, sizeof(val)));
+	ASSERT_EQ(0, getsockopt(b, SOL_SOCKET, SO_RCVBUF, &rb, &len));
+	ASSERT_EQ(2 << 20, rb);
+	for (i = 0; i < NCONC; i++)
+		ASSERT_LE(0, s[i] = mk_bound(PORT(1 + i)));
+	for (i = 0; i < NCONC; i++) {
+		fill(buf, msg, i);
+		ASSERT_EQ((ssize_t)msg, send_to(s[i], buf, msg, PORT(0), 0));
+	}
+	set_rcvtimeo(b, 60000);
+	for (i = 0; i < NCONC; i++) {
+		ssize_t n = recv(b, buf, msg + 1, 0);
+		long idx;
+
+		if (n != (ssize_t)msg) {
+			TH_LOG("message %d of %d after %.1f s: %s", i, NCONC,
+			       now() - t0, n < 0 ? strerror(errno) : "short");
+			for (int k = 0; k < NCONC; k++) {
+				struct sockaddr_in pb = lo(PORT(0));
+				struct mpdt_info info;
+				int err = 0;
+
+				len = sizeof(err);
+				getsockopt(s[k], SOL_SOCKET, SO_ERROR, &err, &len);
+				get_info(s[k], &pb, &info);
+				TH_LOG("sender %d: state %u, acked %llu, nacks %llu, "
+				       "rtos %llu, error %s", k, info.mi_state,
+				       (unsigned long long)info.mi_msgs_acked,
+				       (unsigned long long)info.mi_nacks_rcvd,
+				       (unsigned long long)info.mi_rtos,
+				       err ? strerror(err) : "none");
+			}
+		}
+		ASSERT_EQ((ssize_t)msg, n);
+		idx = check(buf, n);
+		ASSERT_LE(0, idx);
+		ASSERT_GT(NCONC, idx);
+		seen |= 1 << idx;
+	}
+	EXPECT_EQ((1 << NCONC) - 1, seen);
+	TH_LOG("%d x 1 MiB through a %d-byte receive buffer in %.2f s", NCONC, rb,
+	       now() - t0);
+	free(buf);
+}
+
+/* A message larger than the receiver can ever hold: no silent livelock. */
+TEST(message_larger_than_peer_rcvbuf)
+{
+	int a = mk_bound(PORT(0)), b = mk_bound(PORT(1)), val = 100000, rb;
+	socklen_t len = sizeof(rb);
+	size_t msg = 1 << 20;
+	uint8_t *buf = malloc(msg + 1);
+	struct sockaddr_in pb = lo(PORT(1));
+	struct mpdt_info info;
+	double t0 = now(), end = t0 + 40;
+	int err = 0, got = 0;
+
+	ASSERT_LE(0, a);
+	ASSERT_LE(0, b);
+	ASSERT_EQ(0, setsockopt(b, SOL_SOCKET, SO_RCVBUF, &val, sizeof(val)));
+	ASSERT_EQ(0, getsockopt(b, SOL_SOCKET, SO_RCVBUF, &rb, &len));
+	ASSERT_LT((size_t)rb, msg);
+	fill(buf, msg, 1);
+	ASSERT_EQ((ssize_t)msg, send_to(a, buf, msg, PORT(1), 0));
+	/* Either it is delivered after all, or the sender hears of it. */
+	while (now() < end) {
+		if (recv(b, buf, msg + 1, MSG_DONTWAIT) >= 0) {
+			got = 1;
+			break;
+		}
+		len = sizeof(err);
+		getsockopt(a, SOL_SOCKET, SO_ERROR, &err, &len);
+		if (err)
+			break;
+		usleep(20000);
+	}
+	get_info(a, &pb, &info);
+	TH_LOG("after %.1f s: delivered %d, sender error %s, acked %llu, "
+	       "nacks %llu, rtos %llu", now() - t0, got, err ? strerror(err) : "none",
+	       (unsigned long long)info.mi_msgs_acked,
+	       (unsigned long long)info.mi_nacks_rcvd,
+	       (unsigned long long)info.mi_rtos);
+	EXPECT_TRUE(got || err) TH_LOG("a 1 MiB message into a %d-byte SO_RCVBUF "
+				       "is neither delivered nor failed", rb);
+	free(buf);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,31 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# sockapi.sh: runs sockapi (sockapi.c, kselftest harness) in a fresh netns
+# over loopback with the module at its default parameters.  Each test of
+# sockapi checks one behaviour of the socket API: EAGAIN, EMSGSIZE and
+# SO_SNDBUF, truncation, zero-length messages, POLLIN/POLLOUT/POLLERR and
+# epoll, names, connect/EDESTADDRREQ/EADDRINUSE, MPDT_INFO, SO_LINGER and
+# close, ETIMEDOUT after a dead peer, receive buffer pressure.
+#
+# Arguments are passed to sockapi (the 6.1 kselftest harness ignores them
+# and always runs every test).
+
+source "$(dirname "$0")/lib.sh"
+
+require_root
+KSFT_INC=$REPO_ROOT/build/ksrc/tools/testing/selftests
+if [[ ! -x $SELFTEST_DIR/sockapi || $SELFTEST_DIR/sockapi.c -nt $SELFTEST_DIR/sockapi ]]; then
+	[[ -r $KSFT_INC/kselftest_harness.h ]] ||
+		skip "sockapi is not built and kselftest_harness.h is missing (make ksrc)"
+fi
+SOCKAPI=$(helper sockapi -I"$KSFT_INC")
+mpdt_load
+netns_add "$NS_A"
+log "running $(basename "$SOCKAPI") in $NS_A"
+rc=0
+ip netns exec "$NS_A" "$SOCKAPI" "$@" || rc=$?
+declare -A S
+snap "$NS_A" S
+stats_show_nonzero S "netns"
+exit "$rc"
