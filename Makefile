@@ -26,13 +26,14 @@ SAN        := -fsanitize=address,undefined -fno-omit-frame-pointer \
 UNIT_SRCS  := $(wildcard selftests/unit/test_*.c)
 UNIT_BINS  := $(patsubst selftests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRCS))
 NET_TOOLS  := selftests/net/mpdt_msg selftests/net/sockapi
+PERF_TOOLS := tools/perf/mpdt-perf
 
 DEPS_PKGS  := linux-image-amd64 linux-headers-amd64 linux-source-6.1 \
 		qemu-system-x86 busybox-static iproute2 ethtool iperf3 \
 		libmnl-dev sparse socat python3 python3-yaml kmod cpio gcc \
-		make bc libc6-dev pkg-config
+		make bc libc6-dev mptcpize pkg-config
 
-.PHONY: all module tools unit check run demo deps vm-shell checkpatch \
+.PHONY: all module tools unit check run demo perf deps vm-shell checkpatch \
 	sparse install clean ksrc
 
 all: module tools
@@ -41,11 +42,14 @@ module:
 	@test -n "$(KDIR)" || { echo "no kernel headers: run 'make deps'"; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-tools: $(NET_TOOLS)
+tools: $(NET_TOOLS) $(PERF_TOOLS)
 	$(MAKE) -C tools/mpdt
 
 selftests/net/mpdt_msg: selftests/net/mpdt_msg.c $(UAPI)/linux/mpdt.h
 	$(CC) $(CFLAGS_TOOLS) -o $@ $< -lm
+
+tools/perf/mpdt-perf: tools/perf/mpdt-perf.c $(UAPI)/linux/mpdt.h
+	$(CC) $(CFLAGS_TOOLS) -o $@ $< -lpthread
 
 selftests/net/sockapi: selftests/net/sockapi.c $(UAPI)/linux/mpdt.h \
 		$(KSRC)/.stamp
@@ -96,6 +100,11 @@ run demo: deps
 	$(MAKE) all
 	tools/testing/vm/run.sh -k $(KVER) -t 1200 -- tools/demo.sh
 
+# FCT benchmarks of MPDT, TCP, MPTCP and UDP in the VM (6-10 min under TCG).
+perf: deps
+	$(MAKE) all
+	tools/testing/vm/run.sh -k $(KVER) -t 1200 -- tools/perf/perf_selftest.sh
+
 vm-shell: all
 	tools/testing/vm/run.sh -k $(KVER) -i
 
@@ -113,5 +122,5 @@ install: all
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || true
-	rm -rf $(BUILD) $(NET_TOOLS)
+	rm -rf $(BUILD) $(NET_TOOLS) $(PERF_TOOLS)
 	$(MAKE) -C tools/mpdt clean
