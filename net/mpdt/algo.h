@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The registry of load balancing and congestion control algorithms, looked
- * up by name (netlink, and per socket later).  Pure core.
+ * up by name (netlink, and per socket by MPDT_LB / MPDT_CC).  Pure core.
  */
 #ifndef _MPDT_ALGO_H
 #define _MPDT_ALGO_H

@@ -111,7 +111,9 @@ static void mpdt_rcv(struct mpdt_net *mn, struct sk_buff *skb)
 		return;
 	}
 	spin_lock(&msk->lock);
-	if (msk->closing)
+	/* An AF_INET socket cannot name an IPv6 peer: not for it. */
+	if (msk->closing || (msk->inet.sk.sk_family == AF_INET &&
+			     r.from.family == AF_INET6))
 		mpdt_stat_inc(mn, MPDT_STAT_DROP_NO_SOCKET);
 	else
 		dispatch(msk, &pkt, skb, &r);

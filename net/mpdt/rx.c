@@ -43,8 +43,7 @@ static struct mpdt_rxmsg *rxmsg_find(struct mpdt_conn *c, u32 id)
 	return NULL;
 }
 
-/*
- * A message is admitted whole: its first packet reserves all the memory
+/* A message is admitted whole: its first packet reserves all the memory
  * it will need (struct, page slots, pages) against SO_RCVBUF.  Partial
  * messages can then never hold each other's room hostage, and a peer
  * cannot make us hold more than the buffer.  An empty socket admits any

@@ -278,7 +278,8 @@ void mpdt_tx_on_nack(struct mpdt_conn *c, const struct mpdt_pkt *pkt)
 	 */
 	if (n->code == MPDT_NACK_NO_BUFFER) {
 		c->pause_until = now + mpdt_conn_rto(c);
-		mpdt_sb_peer_alive(&c->sb, now);
+		/* The RTO clock restarts when the pause ends, not before. */
+		mpdt_sb_peer_alive(&c->sb, c->pause_until);
 	}
 	if (c->lb.ops->on_nack)
 		c->lb.ops->on_nack(&c->lb, pkt->hdr.ev, n->code, now);

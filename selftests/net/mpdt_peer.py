@@ -36,6 +36,7 @@
 """
 
 import argparse
+import errno
 import json
 import os
 import select
@@ -281,12 +282,22 @@ def cmd_send_until_error(a):
         s.setblocking(True)
         s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO,
                      struct.pack("ll", int(a.deadline), 0))
+        # A send that raced the failure started a new incarnation while the
+        # peer was still gone; its failure is reported once, as it should
+        # be (that message was dropped).  Collect it before resuming.
+        res["outage_error"] = s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
         before = m.get_info(s)["msgs_acked"]
         first = seq
         try:
-            for _ in range(a.resume_count):
-                s.send(m.pattern(seq, a.size))
-                seq += 1
+            while seq - first < a.resume_count:
+                try:
+                    s.send(m.pattern(seq, a.size))
+                    seq += 1
+                except OSError as e:
+                    # Late report of that raced message: once only.
+                    if e.errno != errno.ETIMEDOUT or "late_error" in res:
+                        raise
+                    res["late_error"] = "ETIMEDOUT"
         except OSError as e:
             res["resume_error"] = m.errname(e.errno) if e.errno else "timeout"
             out(res)

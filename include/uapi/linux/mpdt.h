@@ -2,8 +2,8 @@
 /*
  * MPDT: reliable multipath datagram transport.
  *
- * Applications open socket(AF_INET, SOCK_DGRAM, IPPROTO_MPDT) and exchange
- * whole messages.  See mpdt(7) for the socket API and
+ * Applications open socket(AF_INET or AF_INET6, SOCK_DGRAM, IPPROTO_MPDT)
+ * and exchange whole messages.  See mpdt(7) for the socket API and
  * Documentation/wire-format.rst for what goes on the wire.
  */
 #ifndef _UAPI_LINUX_MPDT_H
@@ -40,15 +40,16 @@ enum mpdt_retx_cause {
 	MPDT_RETX_OOO,		/* out-of-order count over threshold */
 	MPDT_RETX_PROBE,	/* probe answered, data was not */
 	MPDT_RETX_RTO,		/* retransmission timeout */
-	MPDT_RETX_NACK,		/* receiver NACKed (no buffer, trimmed) */
+	MPDT_RETX_NACK,		/* NACKed: no buffer, trimmed, flowlet gap */
 	__MPDT_RETX_MAX
 };
 
 /*
  * getsockopt(fd, SOL_MPDT, MPDT_INFO, &info, &len)
  *
- * In: mi_peer selects the peer (AF_INET address and MPDT port).  An
- * AF_UNSPEC mi_peer selects the connected peer.  Out: that peer's state.
+ * In: mi_peer selects the peer (address in the socket's family and MPDT
+ * port); an AF_UNSPEC mi_peer selects the connected peer.  Out: that
+ * peer's state.
  * Fields are only ever appended; the kernel copies min(len, sizeof).
  */
 struct mpdt_info {
