@@ -5,7 +5,7 @@
 # TCP and iperf3 UDP, measured in the same run (run it inside the VM, as
 # root, with the module built).  Prints a table and one JSON line.
 #
-# usage: bench_veth.sh [SECONDS_PER_TOOL]
+# usage: [MPDT_ARGS="param=value ..."] bench_veth.sh [SECONDS_PER_TOOL]
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
@@ -23,7 +23,9 @@ trap cleanup EXIT
 
 setup() {
 	modprobe -a veth udp_tunnel ip6_udp_tunnel
-	lsmod | grep -q '^mpdt ' || insmod "$REPO/net/mpdt/mpdt.ko"
+	# MPDT_ARGS: module parameters, word-split on purpose.
+	# shellcheck disable=SC2086
+	lsmod | grep -q "^mpdt " || insmod "$REPO/net/mpdt/mpdt.ko" $MPDT_ARGS
 	ip netns add "$NS_A"
 	ip netns add "$NS_B"
 	ip link add va netns "$NS_A" type veth peer name vb netns "$NS_B"
