@@ -293,9 +293,9 @@ static int do_send(const struct opts *o)
 	return 0;
 }
 
-static void usage(void)
+static void print_usage(void)
 {
-	fprintf(stderr, "usage: mpdt_msg send|recv -p PORT -n COUNT "
+	fprintf(stderr, "Usage: mpdt_msg send|recv -p PORT -n COUNT "
 		"[-a ADDR] [-s SEED] [-m MIN] [-M MAX] [-t SECS] "
 		"[-l LOCALPORT] [-o FIRST] [-r READYFILE]\n");
 	exit(2);
@@ -308,30 +308,51 @@ int main(int argc, char **argv)
 	int c;
 
 	if (argc < 2)
-		usage();
+		print_usage();
 	o.mode = argv[1];
 	optind = 2;
 	while ((c = getopt(argc, argv, "a:p:n:s:m:M:t:l:o:r:")) != -1) {
 		switch (c) {
-		case 'a': o.addr = optarg; break;
-		case 'p': o.port = atoi(optarg); break;
-		case 'n': o.count = atoi(optarg); break;
-		case 's': o.seed = strtoull(optarg, NULL, 0); break;
-		case 'm': o.min = strtoul(optarg, NULL, 0); break;
-		case 'M': o.max = strtoul(optarg, NULL, 0); break;
-		case 't': o.timeout = atoi(optarg); break;
-		case 'l': o.lport = atoi(optarg); break;
-		case 'o': o.first = atoi(optarg); break;
-		case 'r': o.ready = optarg; break;
-		default: usage();
+		case 'a':
+			o.addr = optarg;
+			break;
+		case 'p':
+			o.port = atoi(optarg);
+			break;
+		case 'n':
+			o.count = atoi(optarg);
+			break;
+		case 's':
+			o.seed = strtoull(optarg, NULL, 0);
+			break;
+		case 'm':
+			o.min = strtoul(optarg, NULL, 0);
+			break;
+		case 'M':
+			o.max = strtoul(optarg, NULL, 0);
+			break;
+		case 't':
+			o.timeout = atoi(optarg);
+			break;
+		case 'l':
+			o.lport = atoi(optarg);
+			break;
+		case 'o':
+			o.first = atoi(optarg);
+			break;
+		case 'r':
+			o.ready = optarg;
+			break;
+		default:
+			print_usage();
 		}
 	}
 	if (!o.port || o.count < 2 || !o.min || o.min > o.max)
-		usage();
+		print_usage();
 	if (!strcmp(o.mode, "recv"))
 		return do_recv(&o);
 	if (!strcmp(o.mode, "send"))
 		return do_send(&o);
-	usage();
+	print_usage();
 	return 2;
 }
