@@ -2,10 +2,12 @@
 /*
  * mpdt_msg: send or receive a verifiable stream of MPDT messages.
  *
- *   mpdt_msg recv -p PORT -n COUNT [-s SEED] [-m MIN] [-M MAX] [-t SECS]
- *                 [-r READYFILE]
+ *   mpdt_msg recv [-6] -p PORT -n COUNT [-s SEED] [-m MIN] [-M MAX]
+ *                 [-t SECS] [-r READYFILE]
  *   mpdt_msg send -a ADDR -p PORT -n COUNT [-s SEED] [-m MIN] [-M MAX]
  *                 [-t SECS] [-l LOCALPORT] [-o FIRST]
+ *
+ * -6 (or an IPv6 -a) uses an AF_INET6 socket.
  *
  * Message sizes are log-uniform in [MIN, MAX] (every decade equally
  * likely), drawn from SEED, so both ends know the whole list.  A message
@@ -37,6 +39,7 @@
 #define MAGIC 0x4d504454u
 
 struct opts {
+	int family;		/* AF_INET, or AF_INET6 with -6 or a v6 -a */
 	const char *mode;
 	const char *addr;
 	const char *ready;
@@ -103,16 +106,24 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int open_sock(int port)
+/* An MPDT socket of @family, bound to @port if not 0 (any address; an
+ * AF_INET6 socket also receives from IPv4 peers, as v4-mapped).
+ */
+static int open_sock(int family, int port)
 {
+	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6,
+				   .sin6_port = htons(port) };
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
-	int fd = socket(AF_INET, SOCK_DGRAM, IPPROTO_MPDT);
+	struct sockaddr *sa = family == AF_INET6 ? (struct sockaddr *)&a6 :
+						   (struct sockaddr *)&a;
+	socklen_t salen = family == AF_INET6 ? sizeof(a6) : sizeof(a);
+	int fd = socket(family, SOCK_DGRAM, IPPROTO_MPDT);
 
 	if (fd < 0) {
 		perror("socket");
 		exit(2);
 	}
-	if (port && bind(fd, (struct sockaddr *)&a, sizeof(a))) {
+	if (port && bind(fd, sa, salen)) {
 		perror("bind");
 		exit(2);
 	}
@@ -158,7 +169,8 @@ static int do_recv(const struct opts *o)
 {
 	uint8_t *buf = malloc(o->max + 1), *ref = malloc(o->max + 1);
 	char *seen = calloc(o->count, 1);
-	int fd = open_sock(o->port), got = 0, dup = 0, bad = 0, trunc = 0;
+	int fd = open_sock(o->family, o->port), got = 0, dup = 0, bad = 0;
+	int trunc = 0;
 	unsigned long long bytes = 0;
 	double t0 = 0;
 
@@ -209,13 +221,13 @@ static int do_recv(const struct opts *o)
 	return got == o->count && !dup && !bad && !trunc ? 0 : 1;
 }
 
-static int get_info(int fd, const struct sockaddr_in *peer,
-		    struct mpdt_info *info)
+static int get_info(int fd, const struct sockaddr_storage *peer,
+		    socklen_t peer_len, struct mpdt_info *info)
 {
 	socklen_t len = sizeof(*info);
 
 	memset(info, 0, sizeof(*info));
-	memcpy(&info->mi_peer, peer, sizeof(*peer));
+	memcpy(&info->mi_peer, peer, peer_len);
 	return getsockopt(fd, SOL_MPDT, MPDT_INFO, info, &len);
 }
 
@@ -239,17 +251,37 @@ static void print_info(const struct mpdt_info *i, int sent, double secs,
 	       i->mi_min_rtt_us, i->mi_cwnd);
 }
 
+/* The peer of -a/-p as a socket address; 0 if -a does not parse. */
+static socklen_t peer_addr(const struct opts *o, struct sockaddr_storage *ss)
+{
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (o->family == AF_INET6) {
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(o->port);
+		return inet_pton(AF_INET6, o->addr, &s6->sin6_addr) == 1 ?
+		       sizeof(*s6) : 0;
+	}
+	s4->sin_family = AF_INET;
+	s4->sin_port = htons(o->port);
+	return inet_pton(AF_INET, o->addr, &s4->sin_addr) == 1 ?
+	       sizeof(*s4) : 0;
+}
+
 static int do_send(const struct opts *o)
 {
-	struct sockaddr_in peer = { .sin_family = AF_INET,
-				    .sin_port = htons(o->port) };
+	struct sockaddr_storage peer;
 	uint8_t *buf = malloc(o->max + 1);
-	int fd = open_sock(o->lport), i;
+	int fd = open_sock(o->family, o->lport), i;
 	unsigned long long bytes = 0;
 	struct mpdt_info info;
 	double t0 = now_s();
+	socklen_t plen;
 
-	if (inet_pton(AF_INET, o->addr, &peer.sin_addr) != 1) {
+	plen = peer_addr(o, &peer);
+	if (!plen) {
 		fprintf(stderr, "bad address %s\n", o->addr);
 		return 2;
 	}
@@ -259,7 +291,7 @@ static int do_send(const struct opts *o)
 
 		fill(o, o->first + i, buf, len);
 		if (sendto(fd, buf, len, 0, (struct sockaddr *)&peer,
-			   sizeof(peer)) != (ssize_t)len) {
+			   plen) != (ssize_t)len) {
 			fprintf(stderr, "sendto #%d (%u B): %s\n",
 				o->first + i, len, strerror(errno));
 			return 1;
@@ -271,7 +303,7 @@ static int do_send(const struct opts *o)
 		int err = 0;
 		socklen_t elen = sizeof(err);
 
-		if (get_info(fd, &peer, &info)) {
+		if (get_info(fd, &peer, plen, &info)) {
 			perror("MPDT_INFO");
 			return 1;
 		}
@@ -295,7 +327,7 @@ static int do_send(const struct opts *o)
 
 static void print_usage(void)
 {
-	fprintf(stderr, "Usage: mpdt_msg send|recv -p PORT -n COUNT "
+	fprintf(stderr, "Usage: mpdt_msg send|recv [-6] -p PORT -n COUNT "
 		"[-a ADDR] [-s SEED] [-m MIN] [-M MAX] [-t SECS] "
 		"[-l LOCALPORT] [-o FIRST] [-r READYFILE]\n");
 	exit(2);
@@ -303,18 +335,23 @@ static void print_usage(void)
 
 int main(int argc, char **argv)
 {
-	struct opts o = { .count = 1, .seed = 1, .min = 1, .max = 4 << 20,
-			  .timeout = 120, .addr = "127.0.0.1" };
+	struct opts o = { .family = AF_INET, .count = 1, .seed = 1, .min = 1,
+			  .max = 4 << 20, .timeout = 120, .addr = "127.0.0.1" };
 	int c;
 
 	if (argc < 2)
 		print_usage();
 	o.mode = argv[1];
 	optind = 2;
-	while ((c = getopt(argc, argv, "a:p:n:s:m:M:t:l:o:r:")) != -1) {
+	while ((c = getopt(argc, argv, "6a:p:n:s:m:M:t:l:o:r:")) != -1) {
 		switch (c) {
+		case '6':
+			o.family = AF_INET6;
+			break;
 		case 'a':
 			o.addr = optarg;
+			if (strchr(optarg, ':'))
+				o.family = AF_INET6;
 			break;
 		case 'p':
 			o.port = atoi(optarg);

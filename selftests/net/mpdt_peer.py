@@ -283,8 +283,13 @@ def cmd_send_until_error(a):
         s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO,
                      struct.pack("ll", int(a.deadline), 0))
         # A send that raced the failure started a new incarnation while the
-        # peer was still gone; its failure is reported once, as it should
-        # be (that message was dropped).  Collect it before resuming.
+        # peer was still gone: let it finish (delivered now that the peer is
+        # back, or failed: that message was dropped and its failure is
+        # reported once, as it should be), and collect that report.
+        t0 = time.time()
+        while (m.get_info(s)["msgs_inflight"] and
+               time.time() - t0 < a.deadline):
+            time.sleep(0.05)
         res["outage_error"] = s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
         before = m.get_info(s)["msgs_acked"]
         first = seq
