@@ -69,7 +69,11 @@ calc() {
 
 # link_up NODE DEV: the device has carrier.
 link_up() {
-	ip -n "$(fabric_ns "$1")" link show dev "$2" | grep -q LOWER_UP
+	local out
+
+	# No "| grep -q": under pipefail an early grep exit can fail ip.
+	out=$(ip -n "$(fabric_ns "$1")" link show dev "$2")
+	[[ $out == *LOWER_UP* ]]
 }
 
 # in_range X LO HI: LO <= X <= HI (floats).
