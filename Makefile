@@ -31,7 +31,7 @@ PERF_TOOLS := tools/perf/mpdt-perf
 DEPS_PKGS  := linux-image-amd64 linux-headers-amd64 linux-source-6.1 \
 		qemu-system-x86 busybox-static iproute2 ethtool iperf3 \
 		libmnl-dev sparse socat python3 python3-yaml kmod cpio gcc \
-		make bc libc6-dev mptcpize pkg-config
+		make bc libc6-dev mptcpize xz-utils
 
 .PHONY: all module tools unit check run demo perf deps vm-shell checkpatch \
 	sparse install clean ksrc
