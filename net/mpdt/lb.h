@@ -62,7 +62,7 @@ struct mpdt_lb_ops {
 	void (*on_ack)(struct mpdt_lb *lb, const struct mpdt_lb_ack *a);
 	/* A NACK (enum mpdt_nack_code @code) for a packet sent on @ev. */
 	void (*on_nack)(struct mpdt_lb *lb, u16 ev, u8 code, u64 now);
-	/* A packet sent on @ev was declared lost by an RTO or a probe. */
+	/* A packet sent on @ev was declared lost (RTO, probe, OOO count). */
 	void (*on_timeout)(struct mpdt_lb *lb, u16 ev, u64 now);
 };
 

@@ -179,8 +179,8 @@ static void tx_acked(void *ctx, struct mpdt_sb_pkt *pkt)
 		tx_msg_done(ctx, m);
 }
 
-/* After an RTO or a probe declared losses: each lost packet's entropy
- * goes to the policy (packets still waiting to be resent are the ones).
+/* After an RTO, a probe or the OOO count declared losses: each lost
+ * packet's entropy goes to the policy (the packets waiting to be resent).
  */
 static void report_timeouts(struct mpdt_conn *c, u64 now)
 {
@@ -244,7 +244,11 @@ void mpdt_tx_on_sack(struct mpdt_conn *c, const struct mpdt_pkt *pkt,
 
 		c->lb.ops->on_ack(&c->lb, &la);
 	}
-	if (c->sb.retx[MPDT_RETX_PROBE] != before[MPDT_RETX_PROBE])
+	/* Losses the probe or the out-of-order count declared are path
+	 * signals as much as an RTO's: the policy hears of each one.
+	 */
+	if (c->sb.retx[MPDT_RETX_PROBE] != before[MPDT_RETX_PROBE] ||
+	    c->sb.retx[MPDT_RETX_OOO] != before[MPDT_RETX_OOO])
 		report_timeouts(c, now);
 	if (c->cc.ops->on_ack) {
 		sig.acked_bytes = ack.acked_bytes;
