@@ -12,7 +12,9 @@
 #   tools/testing/vm/run.sh -t 600 -- tools/perf/failover.sh
 
 SELFTESTS="$(cd "$(dirname "$0")/../../selftests/net" && pwd)"
+# shellcheck source=selftests/net/lib.sh
 source "$SELFTESTS/lib.sh"
+# shellcheck source=selftests/net/fabric.sh
 source "$SELFTESTS/fabric.sh"
 
 SPINES=4
