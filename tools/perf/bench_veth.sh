@@ -25,7 +25,7 @@ setup() {
 	modprobe -a veth udp_tunnel ip6_udp_tunnel
 	# MPDT_ARGS: module parameters, word-split on purpose.
 	# shellcheck disable=SC2086
-	lsmod | grep -q "^mpdt " || insmod "$REPO/net/mpdt/mpdt.ko" $MPDT_ARGS
+	lsmod | grep -q "^mpdt " || insmod "$REPO/net/mpdt/mpdt.ko" ${MPDT_ARGS:-}
 	ip netns add "$NS_A"
 	ip netns add "$NS_B"
 	ip link add va netns "$NS_A" type veth peer name vb netns "$NS_B"
