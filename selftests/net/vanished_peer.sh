@@ -23,6 +23,23 @@
 
 source "$(dirname "$0")/lib.sh"
 
+# path_ready: after a restore, wait until both ends of the veth have carrier
+# again and forget the neighbour entries the outage left FAILED, so the
+# resumed traffic is not lost to a path that is still coming back (the
+# module here gives up after a fraction of a second by design).
+path_ready() {
+	local i out_a out_b
+	for ((i = 0; i < 100; i++)); do
+		out_a=$(ip -n "$NS_A" link show dev "$VETH_A")
+		out_b=$(ip -n "$NS_B" link show dev "$VETH_B")
+		[[ $out_a == *LOWER_UP* && $out_b == *LOWER_UP* ]] && break
+		sleep 0.1
+	done
+	ip -n "$NS_A" neigh flush dev "$VETH_A" 2>/dev/null || true
+	ip -n "$NS_B" neigh flush dev "$VETH_B" 2>/dev/null || true
+	sleep 0.5
+}
+
 LIMIT=${MPDT_VANISH_LIMIT:-30}
 FAST_PARAMS=(rto_min_us=5000 rto_max_us=50000 max_retries=4)
 PORT=7100
@@ -119,6 +136,7 @@ scenario() {
 	else
 		eval "$restore"
 	fi
+	path_ready
 	log "$name: peer restored; resuming"
 	touch "$dir/resume"
 	wait_for_pid "$spid" $((LIMIT + 30)) || fail "$name: sender hangs after the resume"
