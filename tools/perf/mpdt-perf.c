@@ -932,7 +932,33 @@ static bool cl_setup(struct cflow *c)
 	return true;
 }
 
-static bool cl_send_mpdt(struct cflow *c)
+static bool write_all(int fd, struct iovec *iov, int cnt)
+{
+	while (cnt) {
+		ssize_t n = writev(fd, iov, cnt);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return false;
+		}
+		while (cnt && (size_t)n >= iov->iov_len) {
+			n -= iov->iov_len;
+			iov++;
+			cnt--;
+		}
+		if (cnt) {
+			iov->iov_base = (uint8_t *)iov->iov_base + n;
+			iov->iov_len -= n;
+		}
+	}
+	return true;
+}
+
+/* Send the flow's messages, each a header and its pattern: one sendmsg()
+ * per message on MPDT (one message each), a full write on a stream.
+ */
+static bool cl_send(struct cflow *c, bool stream)
 {
 	uint64_t i, off = 0;
 
@@ -945,14 +971,13 @@ static bool cl_send_mpdt(struct cflow *c)
 			  .iov_len = len - HDR_LEN },
 		};
 		struct msghdr m = { .msg_iov = iov, .msg_iovlen = 2 };
-		ssize_t n;
 
 		hdr_put(&h, c->id, i, off, cfg.size, c->nmsgs, len, 0);
 		if (!c->t_start)
 			c->t_start = now_ns();
-		n = sendmsg(c->fd, &m, 0);
-		if (n != (ssize_t)len)
-			return cl_fail(c, "sendmsg");
+		if (stream ? !write_all(c->fd, iov, 2) :
+			     sendmsg(c->fd, &m, 0) != (ssize_t)len)
+			return cl_fail(c, stream ? "write" : "sendmsg");
 		off += len;
 		c->bytes += len;
 		c->msgs++;
@@ -992,54 +1017,6 @@ static bool cl_wait_mpdt(struct cflow *c, int64_t deadline)
 		}
 		usleep(500);
 	}
-}
-
-static bool write_all(int fd, struct iovec *iov, int cnt)
-{
-	while (cnt) {
-		ssize_t n = writev(fd, iov, cnt);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return false;
-		}
-		while (cnt && (size_t)n >= iov->iov_len) {
-			n -= iov->iov_len;
-			iov++;
-			cnt--;
-		}
-		if (cnt) {
-			iov->iov_base = (uint8_t *)iov->iov_base + n;
-			iov->iov_len -= n;
-		}
-	}
-	return true;
-}
-
-static bool cl_send_stream(struct cflow *c)
-{
-	uint64_t i, off = 0;
-
-	for (i = 0; i < c->nmsgs; i++) {
-		uint32_t len = msg_len(cfg.size, cfg.msg, c->nmsgs, i);
-		struct perf_hdr h;
-		struct iovec iov[2] = {
-			{ .iov_base = &h, .iov_len = HDR_LEN },
-			{ .iov_base = (void *)pat_at(c->id, off + HDR_LEN),
-			  .iov_len = len - HDR_LEN },
-		};
-
-		hdr_put(&h, c->id, i, off, cfg.size, c->nmsgs, len, 0);
-		if (!c->t_start)
-			c->t_start = now_ns();
-		if (!write_all(c->fd, iov, 2))
-			return cl_fail(c, "write");
-		off += len;
-		c->bytes += len;
-		c->msgs++;
-	}
-	return true;
 }
 
 /* Streams: the server closes after reading everything; wait for that. */
@@ -1140,7 +1117,7 @@ static void *cl_thread(void *arg)
 	deadline = now_ns() + (int64_t)(cfg.timeout * NSEC);
 	switch (cfg.proto) {
 	case P_MPDT:
-		ok = cl_send_mpdt(c);
+		ok = cl_send(c, false);
 		c->t_sent = now_ns();
 		if (ok)
 			ok = cl_wait_mpdt(c, deadline);
@@ -1150,7 +1127,7 @@ static void *cl_thread(void *arg)
 		break;
 	case P_TCP:
 	case P_MPTCP:
-		ok = cl_send_stream(c);
+		ok = cl_send(c, true);
 		c->t_sent = now_ns();
 		if (ok)
 			cl_wait_stream(c);
