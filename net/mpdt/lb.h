@@ -35,6 +35,9 @@ struct mpdt_lb_ctx {
 	u32 flowlet_prev;
 };
 
+/* Entropies of the packets one SACK newly acknowledged, at most. */
+#define MPDT_LB_ACKED_MAX	64
+
 /* One SACK, as load balancing sees it. */
 struct mpdt_lb_ack {
 	u64 now;
@@ -42,6 +45,12 @@ struct mpdt_lb_ack {
 	u16 ev;			/* entropy the SACK echoes */
 	u16 ce_count;		/* CE marks the receiver saw since its last SACK */
 	bool ce;		/* the packet that triggered it was CE marked */
+	/* The sender's record of the entropies of the packets this SACK
+	 * newly acknowledged, in PSN order (the first MPDT_LB_ACKED_MAX).
+	 * With coalesced SACKs the echoed EV is one of several.
+	 */
+	u16 acked_count;
+	const u16 *acked_evs;
 };
 
 struct mpdt_lb_ops {

@@ -17,13 +17,23 @@
  *    full.  Each new packet takes the oldest unused one (FIFO) and uses it
  *    up.  With none left, or after a marked SACK, REPS explores the next
  *    new entropy (line 14).  A trimmed packet (NACK) needs nothing: its
- *    entropy simply is not recycled.  The SACK's CE count is no help
- *    either: the entropies of the other marked packets are unknown.
+ *    entropy simply is not recycled.
+ *  - Coalesced SACKs: the paper ACKs every packet; MPDT's SACK covers
+ *    several (ack_bytes), and recycling only the echoed entropy would
+ *    leave the buffer empty most of the time, so REPS would mostly
+ *    explore (the weakness PRIME §I points out).  A SACK that reports no
+ *    CE mark at all since the previous one vouches for every packet it
+ *    newly acknowledges, so each of their entropies is recycled, in PSN
+ *    order.  If the receiver saw marks, only the echoed entropy is known
+ *    to be clean.
+ *  - Losses: an entropy whose packet was declared lost (RTO, probe, OOO
+ *    count) is struck from the buffer: it is not reused until an ACK
+ *    recycles it again.
  *  - Freezing: a timeout after exploration hints at a failed link rather
  *    than congestion (trims signal congestion).  For reps_freeze_us REPS
  *    then stops exploring, since new entropies may hash onto the failure:
- *    it cycles through the buffered entropies, used up or not, as they
- *    are the last known to work.  Then it empties the buffer and explores
+ *    it cycles through the buffered entropies, used up or not (but not
+ *    the ones struck by a loss), as they are the last known to work.  Then it empties the buffer and explores
  *    one BDP again, to learn the repaired network.
  */
 #include "lb.h"
@@ -33,6 +43,7 @@
 struct reps_slot {
 	u16 ev;
 	bool valid;		/* recycled, not yet reused */
+	bool lost;		/* a packet sent on it since was lost */
 };
 
 struct lb_reps {
@@ -42,8 +53,8 @@ struct lb_reps {
 	u32 explore_left;	/* packets still to explore */
 	u32 size;		/* buffer slots */
 	u32 head;		/* next slot written */
-	u32 fresh;		/* valid slots: outside freezing, the ones just
-				 * before head
+	u32 fresh;		/* the slots just before head that may still be
+				 * valid: the FIFO of unused EVs
 				 */
 	u32 filled;		/* slots written since the last reset */
 	u32 frozen_next;	/* next slot reused while frozen */
@@ -99,36 +110,49 @@ static void reps_recycle(struct lb_reps *s, u16 ev)
 {
 	struct reps_slot *slot = &s->buf[s->head];
 
-	if (!slot->valid)
-		s->fresh++;
 	slot->ev = ev;
 	slot->valid = true;
+	slot->lost = false;
 	s->head = (s->head + 1) % s->size;
+	s->fresh = min(s->fresh + 1, s->size);
 	s->filled = min(s->filled + 1, s->size);
 }
 
-/* The oldest recycled entropy not yet reused; fresh > 0. */
-static u16 reps_take_oldest(struct lb_reps *s)
+/* The oldest recycled entropy not yet reused, if any (FIFO). */
+static bool reps_take_oldest(struct lb_reps *s, u16 *ev)
 {
-	struct reps_slot *slot = &s->buf[(s->head + s->size - s->fresh) %
-					 s->size];
+	while (s->fresh) {
+		struct reps_slot *slot = &s->buf[(s->head + s->size -
+						  s->fresh) % s->size];
 
-	slot->valid = false;
-	s->fresh--;
-	return slot->ev;
+		s->fresh--;
+		if (slot->valid) {
+			slot->valid = false;
+			*ev = slot->ev;
+			return true;
+		}
+	}
+	return false;
 }
 
-/* Frozen: the buffered entropies in turn, used up or not; filled > 0. */
-static u16 reps_take_frozen(struct lb_reps *s)
+/* Frozen: the buffered entropies in turn, used up or not, skipping the
+ * ones struck by a loss; false if every one was.
+ */
+static bool reps_take_frozen(struct lb_reps *s, u16 *ev)
 {
-	struct reps_slot *slot = &s->buf[s->frozen_next];
+	u32 tries;
 
-	if (slot->valid) {
-		slot->valid = false;
-		s->fresh--;
+	for (tries = 0; tries < s->filled; tries++) {
+		struct reps_slot *slot = &s->buf[s->frozen_next];
+
+		s->frozen_next = (s->frozen_next + 1) % s->filled;
+		if (!slot->lost) {
+			slot->valid = false;
+			*ev = slot->ev;
+			return true;
+		}
 	}
-	s->frozen_next = (s->frozen_next + 1) % s->filled;
-	return slot->ev;
+	return false;
 }
 
 static void reps_thaw_if_due(struct lb_reps *s, u64 now)
@@ -144,6 +168,7 @@ static void reps_thaw_if_due(struct lb_reps *s, u64 now)
 static u16 reps_choose(struct mpdt_lb *lb, struct mpdt_lb_ctx *ctx)
 {
 	struct lb_reps *s = lb->priv;
+	u16 ev;
 
 	reps_thaw_if_due(s, ctx->now);
 	if (s->explore_armed) {
@@ -154,18 +179,42 @@ static u16 reps_choose(struct mpdt_lb *lb, struct mpdt_lb_ctx *ctx)
 		s->explore_left--;
 		return reps_explore(lb, s);
 	}
-	if (s->frozen)
-		return s->filled ? reps_take_frozen(s) : reps_explore(lb, s);
-	return s->fresh ? reps_take_oldest(s) : reps_explore(lb, s);
+	if (s->frozen ? reps_take_frozen(s, &ev) : reps_take_oldest(s, &ev))
+		return ev;
+	return reps_explore(lb, s);
+}
+
+static void reps_recycle_valid(struct mpdt_lb *lb, u16 ev)
+{
+	if (ev < lb->entropies)
+		reps_recycle(lb->priv, ev);
 }
 
 static void reps_on_ack(struct mpdt_lb *lb, const struct mpdt_lb_ack *a)
 {
-	struct lb_reps *s = lb->priv;
+	u16 i;
 
-	reps_thaw_if_due(s, a->now);
-	if (!a->ce && a->ev < lb->entropies)
-		reps_recycle(s, a->ev);
+	reps_thaw_if_due(lb->priv, a->now);
+	if (a->ce)
+		return;
+	if (a->ce_count || !a->acked_count) {
+		reps_recycle_valid(lb, a->ev);
+		return;
+	}
+	for (i = 0; i < a->acked_count; i++)
+		reps_recycle_valid(lb, a->acked_evs[i]);
+}
+
+static void reps_strike(struct lb_reps *s, u16 ev)
+{
+	u32 i;
+
+	for (i = 0; i < s->filled; i++) {
+		if (s->buf[i].ev == ev) {
+			s->buf[i].valid = false;
+			s->buf[i].lost = true;
+		}
+	}
 }
 
 /* Losses while exploring are expected: new paths are untried. */
@@ -173,6 +222,7 @@ static void reps_on_timeout(struct mpdt_lb *lb, u16 ev, u64 now)
 {
 	struct lb_reps *s = lb->priv;
 
+	reps_strike(s, ev);
 	if (!s->freeze_ns || s->frozen || s->explore_armed || s->explore_left)
 		return;
 	s->frozen = true;

@@ -171,19 +171,36 @@ static void tx_msg_done(struct mpdt_conn *c, struct mpdt_txmsg *m)
 	mpdt_txmsg_free(c->msk, m);
 }
 
+/* One SACK's newly acknowledged packets, as tx_acked() sees them. */
+struct tx_sack_walk {
+	struct mpdt_conn *conn;
+	u16 acked_count;
+	u16 acked_evs[MPDT_LB_ACKED_MAX];
+};
+
 static void tx_acked(void *ctx, struct mpdt_sb_pkt *pkt)
 {
+	struct tx_sack_walk *walk = ctx;
 	struct mpdt_txmsg *m = pkt->owner;
 
+	if (walk->acked_count < MPDT_LB_ACKED_MAX)
+		walk->acked_evs[walk->acked_count++] = pkt->ev;
 	if (++m->acked == m->npkts)
-		tx_msg_done(ctx, m);
+		tx_msg_done(walk->conn, m);
 }
 
-/* After an RTO, a probe or the OOO count declared losses: each lost
- * packet's entropy goes to the policy (the packets waiting to be resent).
+/* After a probe or the OOO count declared losses: the entropy of each
+ * lost packet (waiting to be resent) goes to the policy.  The OOO rule
+ * sweeps wide (§3.3.2): everything unacked below the highest PSN
+ * received, which takes in packets still queued on slower, healthy paths.
+ * Only a packet unacked for well over a smoothed RTT (1.5 x) is evidence
+ * against its path; reporting the others would penalise the healthy paths
+ * along with a dead one, and a policy that finds every path penalised
+ * falls back to the least penalised: the dead one.
  */
 static void report_timeouts(struct mpdt_conn *c, u64 now)
 {
+	u64 recent = now - min(now, c->rtt.srtt + c->rtt.srtt / 2);
 	u32 psn;
 
 	if (!c->lb.ops->on_timeout)
@@ -191,7 +208,7 @@ static void report_timeouts(struct mpdt_conn *c, u64 now)
 	for (psn = c->sb.una; psn != c->sb.nxt; psn++) {
 		struct mpdt_sb_pkt *pkt = mpdt_sb_at(&c->sb, psn);
 
-		if (pkt->state == MPDT_SB_LOST)
+		if (pkt->state == MPDT_SB_LOST && pkt->sent_ns <= recent)
 			c->lb.ops->on_timeout(&c->lb, pkt->ev, now);
 	}
 }
@@ -211,6 +228,7 @@ void mpdt_tx_on_sack(struct mpdt_conn *c, const struct mpdt_pkt *pkt,
 	u64 before[__MPDT_RETX_MAX], now = mpdt_now();
 	u32 msgs = c->msgs_acked;
 	struct mpdt_cc_ack sig = { .now = now };
+	struct tx_sack_walk walk = { .conn = c };
 	struct mpdt_sb_ack ack;
 	u32 cwnd_pkts;
 
@@ -223,7 +241,7 @@ void mpdt_tx_on_sack(struct mpdt_conn *c, const struct mpdt_pkt *pkt,
 	cwnd_pkts = c->lb.ops->flowlets ? U32_MAX :
 		    max(1U, c->cc.cwnd / c->cc.mss);
 	if (mpdt_sb_on_sack(&c->sb, s, pkt->hdr.flags & MPDT_F_PROBE_ACK,
-			    cwnd_pkts, base_rtt_ns(c), now, tx_acked, c,
+			    cwnd_pkts, base_rtt_ns(c), now, tx_acked, &walk,
 			    &ack) != MPDT_SB_OK) {
 		mpdt_stat_inc(c->msk->mn, MPDT_STAT_DROP_BOGUS_ACK);
 		return;
@@ -240,6 +258,8 @@ void mpdt_tx_on_sack(struct mpdt_conn *c, const struct mpdt_pkt *pkt,
 			.ev = pkt->hdr.ev,
 			.ce_count = s->ce_count,
 			.ce = ce,
+			.acked_count = walk.acked_count,
+			.acked_evs = walk.acked_evs,
 		};
 
 		c->lb.ops->on_ack(&c->lb, &la);
@@ -307,7 +327,12 @@ static void on_rto(struct mpdt_conn *c, u64 now)
 		mpdt_conn_fail(c);
 		return;
 	}
-	report_timeouts(c, now);
+	/* An RTO declares the whole window lost, but only the oldest packet
+	 * has certainly overstayed: its path is the one to blame.
+	 */
+	if (c->lb.ops->on_timeout && c->sb.una != c->sb.nxt)
+		c->lb.ops->on_timeout(&c->lb, mpdt_sb_at(&c->sb, c->sb.una)->ev,
+				      now);
 	if (c->cc.ops->on_timeout)
 		c->cc.ops->on_timeout(&c->cc, now);
 }

@@ -20,8 +20,10 @@
 #   fabric_link_rate L S MBIT [up|down|both]   change a leaf-spine link's rate
 #   fabric_set_rate NODE DEV MBIT      change any device's egress rate
 #   fabric_blackhole L S [up|down|both]        drop all it carries, silently
+#   fabric_blackhole_drops L S [up|down|both]  packets the blackhole dropped
 #   fabric_restore [L S]               undo rate/blackhole (no args: everything)
 #   fabric_oversubscribe N [routes|rate]       uplink capacity N/SPINES
+#   fabric_ev_routing BASE COUNT       leaves take the uplink from the EV
 #   fabric_link_packets L S [up|down|both]     packets put on the link
 #   fabric_dev_counter NODE DEV FIELD  one `ip -s link` counter (tx_packets...)
 #   fabric_queue_stats NODE DEV        qdisc statistics as one line of JSON
@@ -980,6 +982,39 @@ fabric_link_rate() {
 	_fabric_log "link l$l-s$s ${4:-both}: ${rate} Mbit/s"
 }
 
+# fabric_ev_routing BASE COUNT: make the leaves EV-aware, like the switches
+# PRIME §III-D assumes ("each part of the MP-EV is the index of the next-hop
+# uplink"): a UDP packet whose source port is BASE + v, 0 <= v < COUNT,
+# leaves on the uplink to spine (v mod SPINES) + 1 instead of the hashed
+# one.  Other packets (every other source port) are still hashed.  Set it
+# after fabric_oversubscribe, if at all: it routes over all spines.
+fabric_ev_routing() {
+	local base=$1 count=$2 l m s v f
+	_fabric_need && _fabric_int BASE "$base" 1 65535 &&
+		_fabric_int COUNT "$count" 1 $((65536 - base)) || return 1
+	for ((l = 1; l <= FABRIC_LEAVES; l++)); do
+		f=$FABRIC_DIR/ev.$l
+		: >"$f.4"
+		: >"$f.6"
+		for ((s = 1; s <= FABRIC_SPINES; s++)); do
+			for ((m = 1; m <= FABRIC_LEAVES; m++)); do
+				((m == l)) && continue
+				echo "route replace 10.$m.0.0/16 via 10.$((100 + s)).$l.2 dev s$s table $((1000 + s))" >>"$f.4"
+				echo "route replace fd00:fab:$m::/48 via fd00:fac:$s:$l::2 dev s$s table $((1000 + s))" >>"$f.6"
+			done
+		done
+		for ((v = 0; v < count; v++)); do
+			s=$((v % FABRIC_SPINES + 1))
+			echo "rule add pref $((1000 + v)) ipproto udp sport $((base + v)) table $((1000 + s))" |
+				tee -a "$f.6" >>"$f.4"
+		done
+		ip -4 -n "$(fabric_leaf "$l")" -batch "$f.4" &&
+			ip -6 -n "$(fabric_leaf "$l")" -batch "$f.6" ||
+			_fabric_err "cannot set EV routing on leaf $l" || return 1
+	done
+	_fabric_log "leaves route UDP source ports $base..$((base + count - 1)) by EV"
+}
+
 # fabric_blackhole LEAF SPINE [up|down|both]: from now on every packet on
 # that link is lost without a trace: dropped by a matchall filter on the
 # receiving device's ingress (clsact), so the sender still queues and
@@ -1002,6 +1037,22 @@ fabric_blackhole() {
 			_fabric_err "cannot blackhole $ns/$dev" || return 1
 	done
 	_fabric_log "link l$l-s$s ${3:-both}: blackholed"
+}
+
+# fabric_blackhole_drops LEAF SPINE [up|down|both]: packets the blackhole
+# of that link has dropped so far (0 if it has none): exactly the packets
+# lost into the failure, from the moment the drop filter was in place.
+fabric_blackhole_drops() {
+	local l=$1 s=$2 d rx n total=0
+	_fabric_need && _fabric_chk_leaf "$l" && _fabric_chk_spine "$s" &&
+		_fabric_dirs "${3:-both}" >/dev/null || return 1
+	for d in $(_fabric_dirs "${3:-both}"); do
+		rx=$(_fabric_link_rx "$l" "$s" "$d")
+		n=$(tc -n "${rx% *}" -s filter show dev "${rx#* }" ingress pref 1 2>/dev/null |
+			sed -n 's/.*Sent [0-9]* bytes \([0-9]*\) pkt.*/\1/p' | head -n 1)
+		total=$((total + ${n:-0}))
+	done
+	echo "$total"
 }
 
 # fabric_restore [LEAF SPINE]: the link back to the fabric rate, no

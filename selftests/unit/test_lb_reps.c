@@ -126,6 +126,85 @@ TEST(reps_recycles_unmarked_entropies_in_fifo_order)
 	unit_lb_stop(&t.lb);
 }
 
+/* A coalesced SACK with @ce_count marks since the previous one, echoing
+ * @echo and newly acknowledging the packets sent on @evs.
+ */
+static void coalesced_ack(struct reps_test *t, u16 echo, u16 ce_count,
+			  const u16 *evs, u16 n)
+{
+	struct mpdt_lb_ack a = {
+		.now = t->now, .rtt_ns = UNIT_US(12), .ev = echo,
+		.ce_count = ce_count, .acked_count = n, .acked_evs = evs,
+	};
+
+	t->lb.ops->on_ack(&t->lb, &a);
+}
+
+/* A SACK without marks vouches for every packet it acknowledges: each
+ * one's EV is recycled, in PSN order, not only the echoed one.
+ */
+TEST(reps_recycles_every_entropy_a_clean_sack_acknowledges)
+{
+	static const u16 evs[] = { 103, 101, 108 };
+	struct reps_test t;
+	char buf[128];
+
+	start(&t, 256);
+	explore_then_recycle(&t, 0);
+	coalesced_ack(&t, 108, 0, evs, ARRAY_SIZE(evs));
+	EXPECT_STREQ("103 101 108 110", sends(&t, 4, buf, sizeof(buf)));
+	unit_lb_stop(&t.lb);
+}
+
+/* Marks since the previous SACK: only the echoed (unmarked) EV is known
+ * to be clean; a marked echo recycles nothing.
+ */
+TEST(reps_recycles_only_the_echo_of_a_sack_reporting_marks)
+{
+	static const u16 evs[] = { 103, 101, 108 };
+	struct reps_test t;
+	char buf[128];
+
+	start(&t, 256);
+	explore_then_recycle(&t, 0);
+	coalesced_ack(&t, 108, 1, evs, ARRAY_SIZE(evs));
+	EXPECT_STREQ("108 110", sends(&t, 2, buf, sizeof(buf)));
+	unit_lb_ack(&t.lb, t.now, 103, true);
+	EXPECT_EQ(111, send(&t, false));
+	unit_lb_stop(&t.lb);
+}
+
+/* A lost packet's EV leaves the buffer: neither the FIFO nor the frozen
+ * cycle reuses it until a SACK recycles it again.
+ */
+TEST(reps_strikes_lost_entropies_from_the_buffer)
+{
+	struct reps_test t;
+	char buf[128];
+
+	start(&t, 256);
+	explore_then_recycle(&t, 3);
+	t.lb.ops->on_timeout(&t.lb, 101, t.now);	/* freezes too */
+	EXPECT_STREQ("100 102 100 102", sends(&t, 4, buf, sizeof(buf)));
+	ack(&t, 101, false);
+	EXPECT_STREQ("100 102 101 100", sends(&t, 4, buf, sizeof(buf)));
+	unit_lb_stop(&t.lb);
+}
+
+/* Frozen with every buffered EV struck: nothing known to work, explore. */
+TEST(reps_frozen_with_every_entropy_struck_explores)
+{
+	struct reps_test t;
+	char buf[128];
+
+	start(&t, 256);
+	explore_then_recycle(&t, 2);
+	unit_lb_timeout(&t.lb, t.now, 100);
+	unit_lb_timeout(&t.lb, t.now, 101);
+	EXPECT_STREQ("110 111", sends(&t, 2, buf, sizeof(buf)));
+	unit_lb_stop(&t.lb);
+}
+
 /* Lines 13-14: a marked SACK's EV is not recycled. */
 TEST(reps_does_not_recycle_marked_entropies)
 {
