@@ -72,7 +72,9 @@ static inline u64 mpdt_cc_ref_scale(u64 x, const struct mpdt_params *p)
 static inline u64 mpdt_cc_max_cwnd(const struct mpdt_params *p, u32 pct,
 				   u32 mss)
 {
-	return max(mpdt_mul_div(mpdt_bdp(p), pct, 100), (u64)mss);
+	u64 least = mss;
+
+	return max(mpdt_mul_div(mpdt_bdp(p), pct, 100), least);
 }
 
 /* What cc->cwnd may hold: [mss, max], and within a u32. */

@@ -94,12 +94,12 @@ static u64 mcc_target_msg(const struct mcc *m, u64 bytes)
 /* Global congestion: shrink by how far the delay overshot the target. */
 static void mcc_decrease(struct mcc *m, u64 target, u64 delay, u64 now)
 {
-	u64 factor;
+	u64 factor, floor = m->floor_pm;
 
 	/* A message sent before the last cut reports on the old window. */
 	if (m->last_decrease && now - min(delay, now) < m->last_decrease)
 		return;
-	factor = max(mpdt_mul_div(target, 1000, delay), (u64)m->floor_pm);
+	factor = max(mpdt_mul_div(target, 1000, delay), floor);
 	m->win = mpdt_mul_div(m->win, factor, 1000);
 	m->last_decrease = now;
 }

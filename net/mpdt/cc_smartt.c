@@ -82,14 +82,14 @@ static void smartt_set(struct mpdt_cc *cc, const struct smartt *s, u64 cwnd)
 static bool smartt_wtd(struct smartt *s, const struct mpdt_cc_ack *a,
 		       u32 mss)
 {
-	u64 pkts = DIV_ROUND_UP(a->acked_bytes, (u64)mss);
-	u64 marks = max_t(u64, a->ce_count, a->ce);
-	u64 sample, i;
+	u64 pkts = div64_u64(a->acked_bytes + mss - 1, mss);
+	u64 marks = a->ce_count ? a->ce_count : a->ce;
+	u64 cap = SMARTT_WTD_MAX, sample, i;
 
 	pkts = max(pkts, marks);
 	if (pkts) {
 		sample = div64_u64(marks * SMARTT_PPM, pkts);
-		for (i = 0; i < min_t(u64, pkts, SMARTT_WTD_MAX); i++)
+		for (i = 0; i < min(pkts, cap); i++)
 			s->wtd_avg = div64_u64(s->wtd_avg *
 					       (1000 - s->wtd_alpha_pm) +
 					       sample * s->wtd_alpha_pm, 1000);
@@ -103,6 +103,7 @@ static bool smartt_wtd(struct smartt *s, const struct mpdt_cc_ack *a,
  */
 static bool smartt_quick_adapt(struct mpdt_cc *cc, struct smartt *s, u64 now)
 {
+	u64 mss = cc->mss;
 	bool adapted = false;
 
 	if (now < s->qa_end)
@@ -110,7 +111,7 @@ static bool smartt_quick_adapt(struct mpdt_cc *cc, struct smartt *s, u64 now)
 	if (s->trigger_qa && s->qa_end) {
 		s->trigger_qa = false;
 		adapted = true;
-		smartt_set(cc, s, mpdt_mul_div(max(s->acked, (u64)cc->mss),
+		smartt_set(cc, s, mpdt_mul_div(max(s->acked, mss),
 					       s->qa_pct, 100));
 		s->bytes_to_ignore = s->inflight;
 		s->bytes_ignored = 0;

@@ -32,8 +32,6 @@ typedef __s64 s64;
 #define max(a, b)	({ typeof(a) _a = (a); typeof(b) _b = (b); \
 			   _a > _b ? _a : _b; })
 #define clamp(v, lo, hi)	min(max(v, lo), hi)
-#define min_t(t, a, b)	min((t)(a), (t)(b))
-#define max_t(t, a, b)	max((t)(a), (t)(b))
 #define min3(a, b, c)	min(min(a, b), c)
 #define DIV_ROUND_UP(n, d)	({ typeof(d) _d = (d); ((n) + _d - 1) / _d; })
 #define BIT_ULL(n)	(1ULL << (n))
@@ -49,7 +47,7 @@ static inline u64 div64_u64(u64 n, u64 d)
 
 static inline u64 mul_u64_u64_div_u64(u64 a, u64 b, u64 d)
 {
-	return (unsigned __int128)a * b / d;
+	return (__uint128_t)a * b / d;
 }
 #endif
 

@@ -42,12 +42,6 @@ static void sample(struct mpdt_cc *cc, u64 now, u64 rtt)
 	unit_cc_ack(cc, now, rtt, MSS, 0, 0);
 }
 
-TEST(mcc_is_registered_by_name)
-{
-	EXPECT_EQ(&mpdt_cc_mcc, mpdt_cc_find("mcc"));
-	EXPECT_STREQ("mcc", mpdt_cc_mcc.name);
-}
-
 /* One BDP, counted in whole 64 KB chunks: 125000 / 65536 = 1 message. */
 TEST(mcc_starts_at_one_bdp_of_messages)
 {

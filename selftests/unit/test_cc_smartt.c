@@ -37,12 +37,6 @@ static u32 trim(struct mpdt_cc *cc, u64 now)
 	return cc->cwnd;
 }
 
-TEST(smartt_is_registered_by_name)
-{
-	EXPECT_EQ(&mpdt_cc_smartt, mpdt_cc_find("smartt"));
-	EXPECT_STREQ("smartt", mpdt_cc_smartt.name);
-}
-
 /* §3.5: fi and mi scale by BDP / reference BDP, the bounds by BDP. */
 TEST(smartt_constants_scale_with_bdp)
 {

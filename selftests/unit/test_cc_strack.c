@@ -31,12 +31,6 @@ static u32 ack(struct mpdt_cc *cc, u64 now, u64 delay, u64 acked, u16 ce)
 	return unit_cc_ack(cc, now, BRTT + delay, acked, 0, ce);
 }
 
-TEST(strack_is_registered_by_name)
-{
-	EXPECT_EQ(&mpdt_cc_strack, mpdt_cc_find("strack"));
-	EXPECT_STREQ("strack", mpdt_cc_strack.name);
-}
-
 /* Table 1 at the reference network: bdp_sf = delay_sf = 1. */
 TEST(strack_constants_at_the_reference_network)
 {
