@@ -17,7 +17,8 @@ UAPI       := include/uapi
 CORE_DIR   := net/mpdt
 CORE_SRCS  := $(addprefix $(CORE_DIR)/,wire.c sack.c scoreboard.c rtt.c \
 		params.c algo.c lb_ecmp.c lb_oblivious.c lb_bitmap.c \
-		lb_reps.c lb_prime.c lb_paralet.c cc_fixed.c)
+		lb_reps.c lb_prime.c lb_paralet.c cc_fixed.c \
+		cc_strack.c cc_smartt.c cc_mcc.c)
 CFLAGS_TOOLS := -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 		-I$(UAPI)
 SAN        := -fsanitize=address,undefined -fno-omit-frame-pointer \

@@ -13,6 +13,9 @@ static const struct mpdt_lb_ops *const lb_algos[] = {
 
 static const struct mpdt_cc_ops *const cc_algos[] = {
 	&mpdt_cc_fixed,
+	&mpdt_cc_strack,
+	&mpdt_cc_smartt,
+	&mpdt_cc_mcc,
 };
 
 const struct mpdt_lb_ops *mpdt_lb_at(unsigned int i)

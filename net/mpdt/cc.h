@@ -26,6 +26,11 @@ struct mpdt_cc_ack {
 	u64 inflight;
 	u16 ce_count;		/* CE marks since the previous SACK */
 	bool ce;		/* the triggering packet was CE marked */
+	/* The SACK answers a probe (MPDT_F_PROBE_ACK set): STrack's
+	 * achievedBDP (Algo 4 line 3) leaves its bytes out.  false when the
+	 * transport does not set it: the bytes then count, as for any SACK.
+	 */
+	bool probe;
 };
 
 struct mpdt_cc_ops {
@@ -41,5 +46,71 @@ struct mpdt_cc_ops {
 };
 
 extern const struct mpdt_cc_ops mpdt_cc_fixed;
+extern const struct mpdt_cc_ops mpdt_cc_strack;
+extern const struct mpdt_cc_ops mpdt_cc_smartt;
+extern const struct mpdt_cc_ops mpdt_cc_mcc;
+
+/* The reference network both STrack (Table 1, bdp_sf and delay_sf) and
+ * SMaRTT (§3.5, reference_bdp) scale their constants from: 100 Gbit/s
+ * with a 12 us base RTT, a BDP of 150000 bytes.
+ */
+#define MPDT_CC_REF_MBPS	100000ULL
+#define MPDT_CC_REF_RTT_NS	12000ULL
+#define MPDT_CC_REF_BDP		(MPDT_CC_REF_MBPS * MPDT_CC_REF_RTT_NS / 8000)
+
+/* @x * BDP / reference BDP: a constant tuned on the reference network,
+ * scaled to this one.
+ */
+static inline u64 mpdt_cc_ref_scale(u64 x, const struct mpdt_params *p)
+{
+	return mpdt_mul_div(x, mpdt_bdp(p), MPDT_CC_REF_BDP);
+}
+
+/* @pct percent of the BDP, at least one packet: the algorithms' largest
+ * window.
+ */
+static inline u64 mpdt_cc_max_cwnd(const struct mpdt_params *p, u32 pct,
+				   u32 mss)
+{
+	u64 least = mss;
+
+	return max(mpdt_mul_div(mpdt_bdp(p), pct, 100), least);
+}
+
+/* What cc->cwnd may hold: [mss, max], and within a u32. */
+static inline u32 mpdt_cc_bound(u64 cwnd, u64 max_cwnd, u32 mss)
+{
+	return (u32)clamp(min(cwnd, max_cwnd), (u64)mss, (u64)0x7fffffff);
+}
+
+/* STrack's constants (Table 1) scaled to one connection, in bytes and ns;
+ * computed at init, exported for the unit tests.
+ */
+struct mpdt_strack_consts {
+	u64 target_ns;		/* target_Qdelay */
+	u64 qhigh_ns;		/* target_Qhigh */
+	u64 max_cwnd;		/* bytes */
+	u64 beta;		/* bytes per window of ACKs */
+	u64 eta;		/* bytes per base RTT */
+	u64 alpha;		/* 1/1000000 byte per window per ns below target */
+};
+
+void mpdt_strack_consts(const struct mpdt_params *p, u32 mss,
+			struct mpdt_strack_consts *k);
+
+/* SMaRTT's constants (§3.2, §3.5) for one connection. */
+struct mpdt_smartt_consts {
+	u64 brtt_ns, trtt_ns;
+	u64 bdp;		/* bytes */
+	u64 max_cwnd;		/* bytes */
+	u64 fi;			/* fi * BDP / ref_BDP, in millionths */
+	u64 mi;			/* brtt / (trtt - brtt) * BDP / ref_BDP, ppm */
+};
+
+void mpdt_smartt_consts(const struct mpdt_params *p, u32 mss,
+			struct mpdt_smartt_consts *k);
+
+/* MCC's window in messages (§4), the unit cc->cwnd is a multiple of. */
+u32 mpdt_mcc_window_msgs(const struct mpdt_cc *cc);
 
 #endif /* _MPDT_CC_H */

@@ -13,6 +13,7 @@
 #include <linux/kernel.h>
 #include <linux/minmax.h>
 #include <linux/bits.h>
+#include <linux/math64.h>
 #else
 #include <stdbool.h>
 #include <stddef.h>
@@ -31,14 +32,42 @@ typedef __s64 s64;
 #define max(a, b)	({ typeof(a) _a = (a); typeof(b) _b = (b); \
 			   _a > _b ? _a : _b; })
 #define clamp(v, lo, hi)	min(max(v, lo), hi)
+#define min3(a, b, c)	min(min(a, b), c)
 #define DIV_ROUND_UP(n, d)	({ typeof(d) _d = (d); ((n) + _d - 1) / _d; })
 #define BIT_ULL(n)	(1ULL << (n))
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
+#define U64_MAX		(~0ULL)
+
+static inline u64 div64_u64(u64 n, u64 d)
+{
+	return n / d;
+}
+
+static inline u64 mul_u64_u64_div_u64(u64 a, u64 b, u64 d)
+{
+	return (__uint128_t)a * b / d;
+}
 #endif
 
 #define MPDT_NSEC_PER_USEC	1000ULL
+
+/* floor(a * b / d) without overflowing the product, U64_MAX when the
+ * quotient does not fit, for the congestion controls' fixed-point
+ * arithmetic (no floating point in the kernel; 32-bit builds cannot divide
+ * u64 with '/').  Split as (q * d + r) * b / d so the 128-bit step only
+ * sees r < d, whose quotient always fits: x86's divq traps otherwise.
+ */
+static inline u64 mpdt_mul_div(u64 a, u64 b, u64 d)
+{
+	u64 q = div64_u64(a, d), r = a - q * d, lo;
+
+	if (q && b > div64_u64(U64_MAX, q))
+		return U64_MAX;
+	lo = r ? mul_u64_u64_div_u64(r, b, d) : 0;
+	return q * b > U64_MAX - lo ? U64_MAX : q * b + lo;
+}
 
 /* Serial-number arithmetic on 32-bit PSNs (RFC 1982). */
 static inline bool psn_before(u32 a, u32 b)

@@ -35,6 +35,33 @@ struct mpdt_params mpdt_default_params = {
 	.prime_nack_penalty = 100,
 	.paralet_m	= 32,		/* ParaLet §5.2 */
 	.paralet_bdps	= 4,		/* ParaLet §5.2: S = 4 BDP / m */
+	.strack_target_qdelay_us = 0,	/* Table 1: 0 = base RTT */
+	.strack_qhigh_pct = 300,	/* Table 1: 3 x target */
+	.strack_ewma_pm = 125,		/* Table 1: 0.125 */
+	.strack_alpha_pct = 400,	/* Table 1: 4.0 */
+	.strack_beta_pct = 500,		/* Table 1: 5 MTU */
+	.strack_eta_pct = 15,		/* Table 1: 0.15 MTU */
+	.strack_gamma_pm = 800,		/* Table 1: 0.8 */
+	.strack_md_floor_pct = 50,	/* Algo 3 line 14: 0.5 */
+	.strack_achieved_div = 8,	/* Algo 3 line 10: max_cwnd / 8 */
+	.strack_max_cwnd_pct = 100,	/* §2.2.2: roughly the BDP */
+	.smartt_trtt_pct = 150,		/* §3.5: 1.5 x base RTT */
+	.smartt_fd_pm = 800,		/* §3.5: 0.8 */
+	.smartt_md_pct = 200,		/* §3.2.2: 2 */
+	.smartt_fi_pm = 250,		/* §3.5: 0.25 at 100 Gbit/s x 12 us */
+	.smartt_qa_scaling_pct = 80,	/* §3.5: 0.8 */
+	.smartt_fast_k = 2,		/* §3.4: k = 2 */
+	.smartt_fast_rtt_pct = 110,	/* §3.4: rtt ~ brtt */
+	/* §3.6.1 alpha (authors' htsim 0.125) */
+	.smartt_wtd_alpha_pm = 125,
+	.smartt_wtd_thresh_pm = 250,	/* §3.6.1: 0.25 */
+	.smartt_max_cwnd_pct = 125,	/* §3.5: 1.25 BDP */
+	.mcc_target_msg_delay_us = 0,	/* Table 1: 0 = size / bw + max / 2 */
+	.mcc_target_max_delay_us = 0,	/* Table 1: 0 = base RTT + queue */
+	.mcc_oversub = 8,		/* §4: 8:1 adds 1/8 BDP */
+	.mcc_md_floor_pct = 50,		/* as STrack Algo 3 line 14 */
+	.mcc_chunk_bytes = 65536,	/* §4: 64 KB chunks */
+	.mcc_max_cwnd_pct = 200,	/* MPDT's choice */
 };
 
 module_param_named(udp_port, mpdt_default_params.udp_port, uint, 0444);
@@ -90,6 +117,89 @@ module_param_named(paralet_m, mpdt_default_params.paralet_m, uint, 0444);
 MODULE_PARM_DESC(paralet_m, "paralet LB: parallel flowlets (1-256)");
 module_param_named(paralet_bdps, mpdt_default_params.paralet_bdps, uint, 0444);
 MODULE_PARM_DESC(paralet_bdps, "paralet LB: flowlet size in BDPs / m");
+module_param_named(strack_target_qdelay_us,
+		   mpdt_default_params.strack_target_qdelay_us, uint, 0444);
+MODULE_PARM_DESC(strack_target_qdelay_us,
+		 "strack CC: target queuing delay (us, 0 = base RTT)");
+module_param_named(strack_qhigh_pct, mpdt_default_params.strack_qhigh_pct,
+		   uint, 0444);
+MODULE_PARM_DESC(strack_qhigh_pct, "strack CC: target_Qhigh, % of the target");
+module_param_named(strack_ewma_pm, mpdt_default_params.strack_ewma_pm,
+		   uint, 0444);
+MODULE_PARM_DESC(strack_ewma_pm, "strack CC: delay average weight (per mille)");
+module_param_named(strack_alpha_pct, mpdt_default_params.strack_alpha_pct,
+		   uint, 0444);
+MODULE_PARM_DESC(strack_alpha_pct, "strack CC: RTT-gain increase alpha (%)");
+module_param_named(strack_beta_pct, mpdt_default_params.strack_beta_pct,
+		   uint, 0444);
+MODULE_PARM_DESC(strack_beta_pct,
+		 "strack CC: additive increase beta (% of MTU)");
+module_param_named(strack_eta_pct, mpdt_default_params.strack_eta_pct,
+		   uint, 0444);
+MODULE_PARM_DESC(strack_eta_pct, "strack CC: fairness increase eta (% of MTU)");
+module_param_named(strack_gamma_pm, mpdt_default_params.strack_gamma_pm,
+		   uint, 0444);
+MODULE_PARM_DESC(strack_gamma_pm, "strack CC: decrease gamma (per mille)");
+module_param_named(strack_md_floor_pct, mpdt_default_params.strack_md_floor_pct,
+		   uint, 0444);
+MODULE_PARM_DESC(strack_md_floor_pct,
+		 "strack CC: smallest decrease factor (%)");
+module_param_named(strack_achieved_div, mpdt_default_params.strack_achieved_div,
+		   uint, 0444);
+MODULE_PARM_DESC(strack_achieved_div,
+		 "strack CC: achieved BDP below max window / this");
+module_param_named(strack_max_cwnd_pct, mpdt_default_params.strack_max_cwnd_pct,
+		   uint, 0444);
+MODULE_PARM_DESC(strack_max_cwnd_pct, "strack CC: largest window (% of BDP)");
+module_param_named(smartt_trtt_pct, mpdt_default_params.smartt_trtt_pct,
+		   uint, 0444);
+MODULE_PARM_DESC(smartt_trtt_pct, "smartt CC: target RTT (% of base RTT)");
+module_param_named(smartt_fd_pm, mpdt_default_params.smartt_fd_pm, uint, 0444);
+MODULE_PARM_DESC(smartt_fd_pm, "smartt CC: fair decrease fd (per mille)");
+module_param_named(smartt_md_pct, mpdt_default_params.smartt_md_pct,
+		   uint, 0444);
+MODULE_PARM_DESC(smartt_md_pct, "smartt CC: multiplicative decrease md (%)");
+module_param_named(smartt_fi_pm, mpdt_default_params.smartt_fi_pm, uint, 0444);
+MODULE_PARM_DESC(smartt_fi_pm, "smartt CC: fair increase fi (per mille)");
+module_param_named(smartt_qa_scaling_pct,
+		   mpdt_default_params.smartt_qa_scaling_pct, uint, 0444);
+MODULE_PARM_DESC(smartt_qa_scaling_pct, "smartt CC: QuickAdapt scaling (%)");
+module_param_named(smartt_fast_k, mpdt_default_params.smartt_fast_k,
+		   uint, 0444);
+MODULE_PARM_DESC(smartt_fast_k, "smartt CC: FastIncrease MTUs per ACK");
+module_param_named(smartt_fast_rtt_pct, mpdt_default_params.smartt_fast_rtt_pct,
+		   uint, 0444);
+MODULE_PARM_DESC(smartt_fast_rtt_pct,
+		 "smartt CC: FastIncrease RTT bound (% of base)");
+module_param_named(smartt_wtd_alpha_pm, mpdt_default_params.smartt_wtd_alpha_pm,
+		   uint, 0444);
+MODULE_PARM_DESC(smartt_wtd_alpha_pm,
+		 "smartt CC: WTD ECN average weight (per mille)");
+module_param_named(smartt_wtd_thresh_pm,
+		   mpdt_default_params.smartt_wtd_thresh_pm, uint, 0444);
+MODULE_PARM_DESC(smartt_wtd_thresh_pm, "smartt CC: WTD threshold (per mille)");
+module_param_named(smartt_max_cwnd_pct, mpdt_default_params.smartt_max_cwnd_pct,
+		   uint, 0444);
+MODULE_PARM_DESC(smartt_max_cwnd_pct, "smartt CC: largest window (% of BDP)");
+module_param_named(mcc_target_msg_delay_us,
+		   mpdt_default_params.mcc_target_msg_delay_us, uint, 0444);
+MODULE_PARM_DESC(mcc_target_msg_delay_us,
+		 "mcc CC: target message delay (us, 0 = auto)");
+module_param_named(mcc_target_max_delay_us,
+		   mpdt_default_params.mcc_target_max_delay_us, uint, 0444);
+MODULE_PARM_DESC(mcc_target_max_delay_us,
+		 "mcc CC: target packet delay (us, 0 = 2 RTT)");
+module_param_named(mcc_oversub, mpdt_default_params.mcc_oversub, uint, 0444);
+MODULE_PARM_DESC(mcc_oversub, "mcc CC: oversubscription; increase BDP / this");
+module_param_named(mcc_md_floor_pct, mpdt_default_params.mcc_md_floor_pct,
+		   uint, 0444);
+MODULE_PARM_DESC(mcc_md_floor_pct, "mcc CC: smallest decrease factor (%)");
+module_param_named(mcc_chunk_bytes, mpdt_default_params.mcc_chunk_bytes,
+		   uint, 0444);
+MODULE_PARM_DESC(mcc_chunk_bytes, "mcc CC: largest message unit of the window");
+module_param_named(mcc_max_cwnd_pct, mpdt_default_params.mcc_max_cwnd_pct,
+		   uint, 0444);
+MODULE_PARM_DESC(mcc_max_cwnd_pct, "mcc CC: largest window (% of BDP)");
 
 static char lb_name[MPDT_ALGO_NAME_MAX] = "ecmp";
 module_param_string(lb, lb_name, sizeof(lb_name), 0444);

@@ -35,6 +35,35 @@ struct mpdt_params {
 	u32 prime_nack_penalty;	/* "prime": % of a BDP of sends, loss */
 	u32 paralet_m;		/* "paralet": parallel flowlets */
 	u32 paralet_bdps;	/* "paralet": flowlet = this many BDP / m */
+	/* congestion control: strack (STrack Table 1), smartt (SMaRTT §3.5),
+	 * mcc (MCC §3-4); see cc_*.c
+	 */
+	u32 strack_target_qdelay_us;	/* us; 0 = base RTT */
+	u32 strack_qhigh_pct;		/* target_Qhigh, % of target */
+	u32 strack_ewma_pm;		/* avg_delay weight, per mille */
+	u32 strack_alpha_pct;		/* % of Table 1's alpha unit */
+	u32 strack_beta_pct;		/* % of MTU * bdp_sf */
+	u32 strack_eta_pct;		/* % of MTU * bdp_sf */
+	u32 strack_gamma_pm;		/* per mille */
+	u32 strack_md_floor_pct;	/* least MD factor, % */
+	u32 strack_achieved_div;	/* achievedBDP < max / this */
+	u32 strack_max_cwnd_pct;	/* % of the BDP */
+	u32 smartt_trtt_pct;		/* % of the base RTT */
+	u32 smartt_fd_pm;		/* per mille */
+	u32 smartt_md_pct;		/* %, doubled without trims */
+	u32 smartt_fi_pm;		/* per mille at the ref. BDP */
+	u32 smartt_qa_scaling_pct;	/* % */
+	u32 smartt_fast_k;		/* MTUs per ACK */
+	u32 smartt_fast_rtt_pct;	/* rtt ~ brtt: % of brtt */
+	u32 smartt_wtd_alpha_pm;	/* per mille */
+	u32 smartt_wtd_thresh_pm;	/* per mille */
+	u32 smartt_max_cwnd_pct;	/* % of the BDP */
+	u32 mcc_target_msg_delay_us;	/* us; 0 = Table 1 rule */
+	u32 mcc_target_max_delay_us;	/* us; 0 = 2 base RTTs */
+	u32 mcc_oversub;		/* increase = BDP / this */
+	u32 mcc_md_floor_pct;		/* least decrease factor, % */
+	u32 mcc_chunk_bytes;		/* largest message unit */
+	u32 mcc_max_cwnd_pct;		/* % of the BDP */
 };
 
 /* Bandwidth-delay product in bytes. */

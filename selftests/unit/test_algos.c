@@ -5,6 +5,7 @@
  * test_lb_*.c.
  */
 #include "unit.h"
+#include "algo.h"
 #include "kselftest_harness.h"
 
 #define PRIV_MAX	256
@@ -85,6 +86,27 @@ TEST(cc_fixed_huge_bdp_does_not_overflow_cwnd)
 	cwnd = cc_start(&p, 1400);
 	EXPECT_LE(1400U, cwnd);
 	EXPECT_GE(0x7fffffffU, cwnd);
+}
+
+/* The congestion controls of test_cc_*.c, by the names MPDT_CC and the
+ * cc parameter take.
+ */
+TEST(cc_algorithms_are_registered_by_name)
+{
+	static const struct mpdt_cc_ops *const ccs[] = {
+		&mpdt_cc_fixed, &mpdt_cc_strack, &mpdt_cc_smartt, &mpdt_cc_mcc,
+	};
+	static const char *const names[] = {
+		"fixed", "strack", "smartt", "mcc",
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ccs); i++) {
+		EXPECT_EQ(ccs[i], mpdt_cc_find(names[i]));
+		EXPECT_EQ(ccs[i], mpdt_cc_at(i));
+		EXPECT_STREQ(names[i], ccs[i]->name);
+	}
+	EXPECT_EQ(NULL, mpdt_cc_at(ARRAY_SIZE(ccs)));
 }
 
 TEST_HARNESS_MAIN

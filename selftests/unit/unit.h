@@ -315,6 +315,73 @@ static inline struct mpdt_params unit_lb_params(u32 entropies)
 	return p;
 }
 
+/* Parameters with the module's congestion control defaults (main.c), on a
+ * network of @link_mbps and @base_rtt_us.
+ */
+static inline struct mpdt_params unit_cc_params(u32 link_mbps,
+						u32 base_rtt_us)
+{
+	struct mpdt_params p = unit_lb_params(256);
+
+	p.link_mbps = link_mbps;
+	p.base_rtt_us = base_rtt_us;
+	p.strack_qhigh_pct = 300;
+	p.strack_ewma_pm = 125;
+	p.strack_alpha_pct = 400;
+	p.strack_beta_pct = 500;
+	p.strack_eta_pct = 15;
+	p.strack_gamma_pm = 800;
+	p.strack_md_floor_pct = 50;
+	p.strack_achieved_div = 8;
+	p.strack_max_cwnd_pct = 100;
+	p.smartt_trtt_pct = 150;
+	p.smartt_fd_pm = 800;
+	p.smartt_md_pct = 200;
+	p.smartt_fi_pm = 250;
+	p.smartt_qa_scaling_pct = 80;
+	p.smartt_fast_k = 2;
+	p.smartt_fast_rtt_pct = 110;
+	p.smartt_wtd_alpha_pm = 125;
+	p.smartt_wtd_thresh_pm = 250;
+	p.smartt_max_cwnd_pct = 125;
+	p.mcc_oversub = 8;
+	p.mcc_md_floor_pct = 50;
+	p.mcc_chunk_bytes = 65536;
+	p.mcc_max_cwnd_pct = 200;
+	return p;
+}
+
+/* A congestion control as conn.c starts it: zeroed state, then init. */
+static inline void unit_cc_start(struct mpdt_cc *cc,
+				 const struct mpdt_cc_ops *ops,
+				 const struct mpdt_params *p, u32 mss)
+{
+	memset(cc, 0, sizeof(*cc));
+	cc->ops = ops;
+	cc->priv = calloc(1, ops->priv_size ? ops->priv_size : 1);
+	cc->mss = mss;
+	ops->init(cc, p);
+}
+
+static inline void unit_cc_stop(struct mpdt_cc *cc)
+{
+	free(cc->priv);
+	cc->priv = NULL;
+}
+
+/* One SACK: @acked new bytes, @rtt_ns (0: no sample), @ce_count marks. */
+static inline u32 unit_cc_ack(struct mpdt_cc *cc, u64 now, u64 rtt_ns,
+			      u64 acked, u64 inflight, u16 ce_count)
+{
+	struct mpdt_cc_ack a = {
+		.now = now, .rtt_ns = rtt_ns, .acked_bytes = acked,
+		.inflight = inflight, .ce_count = ce_count, .ce = !!ce_count,
+	};
+
+	cc->ops->on_ack(cc, &a);
+	return cc->cwnd;
+}
+
 /* The optional signal hooks, skipped when a policy has none. */
 static inline void unit_lb_ack(struct mpdt_lb *lb, u64 now, u16 ev, bool ce)
 {

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * "mcc": Message-level Congestion Control (mcc.txt §3-4).  Packet-level
+ * signals overreact when one of many sprayed paths is congested; MCC
+ * judges the network once per message instead:
+ * - non-congestion: message delay <= target_msg_delay and the sampled
+ *   maximum packet delay <= target_max_delay: grow the window by one
+ *   increase unit, BDP / oversubscription (§4, "with an 8:1
+ *   oversubscription, we add 1/8 BDP");
+ * - partial congestion: message delay fine but some packet slower than
+ *   target_max_delay: some paths are congested, others not; hold the
+ *   window and let the load balancer move traffic (§3);
+ * - global congestion: message delay > target_msg_delay: shrink.
+ * Pure core.
+ *
+ * How MPDT fills in what the paper leaves open:
+ * - the window is kept in bytes and granted in whole messages (§4: "a
+ *   new message will be issued once the available window size is larger
+ *   than the message size"): cc->cwnd = messages * message size, the
+ *   message size being the latest message's, at most mcc_chunk_bytes
+ *   (§4: CCLs cut messages into 64 KB chunks), and at least one message;
+ * - the sampled packet delay is the largest RTT sample of the SACKs since
+ *   the previous message completed: the packets those SACKs acknowledge
+ *   are mostly the completing message's;
+ * - Table 1's targets: target_max_delay = base RTT + queuing delay, the
+ *   queuing delay taken as one base RTT (STrack's target_Qdelay);
+ *   target_msg_delay = size / link speed + target_max_delay / 2;
+ * - the global-congestion decrease is not given: MPDT scales the window
+ *   by target_msg_delay / message delay, at least by mcc_md_floor_pct,
+ *   and once per message that started after the previous decrease.
+ */
+#include "cc.h"
+
+struct mcc {
+	u64 win;		/* bytes, before rounding to messages */
+	u64 msg_unit;		/* bytes of one message of the window */
+	u64 max_rtt;		/* ns, sampled since the last message */
+	u64 last_decrease;	/* ns */
+	u64 target_max_ns;
+	u64 target_msg_ns;	/* 0: from each message's size */
+	u64 inc;		/* bytes: BDP / oversubscription */
+	u64 max_cwnd;
+	u64 chunk;
+	u32 link_mbps;
+	u32 floor_pm;
+};
+
+static u32 mcc_msgs(const struct mcc *m)
+{
+	return (u32)max(div64_u64(m->win, m->msg_unit), 1ULL);
+}
+
+u32 mpdt_mcc_window_msgs(const struct mpdt_cc *cc)
+{
+	return mcc_msgs(cc->priv);
+}
+
+static void mcc_set_cwnd(struct mpdt_cc *cc, struct mcc *m)
+{
+	m->win = clamp(m->win, (u64)cc->mss, m->max_cwnd);
+	cc->cwnd = mpdt_cc_bound((u64)mcc_msgs(m) * m->msg_unit, m->max_cwnd,
+				 cc->mss);
+}
+
+static void mcc_init(struct mpdt_cc *cc, const struct mpdt_params *p)
+{
+	struct mcc *m = cc->priv;
+	u64 base_rtt = p->base_rtt_us * MPDT_NSEC_PER_USEC;
+
+	m->target_max_ns = p->mcc_target_max_delay_us ?
+			   p->mcc_target_max_delay_us * MPDT_NSEC_PER_USEC :
+			   2 * base_rtt;
+	m->target_msg_ns = p->mcc_target_msg_delay_us * MPDT_NSEC_PER_USEC;
+	m->inc = max(div64_u64(mpdt_bdp(p), p->mcc_oversub), 1ULL);
+	m->max_cwnd = mpdt_cc_max_cwnd(p, p->mcc_max_cwnd_pct, cc->mss);
+	m->chunk = max(p->mcc_chunk_bytes, cc->mss);
+	m->link_mbps = p->link_mbps;
+	m->floor_pm = p->mcc_md_floor_pct * 10;
+	/* Before any message: one BDP, counted in whole chunks. */
+	m->msg_unit = m->chunk;
+	m->win = mpdt_bdp(p);
+	mcc_set_cwnd(cc, m);
+}
+
+/* Table 1: msg_size / bw + target_max_delay / 2, unless configured. */
+static u64 mcc_target_msg(const struct mcc *m, u64 bytes)
+{
+	if (m->target_msg_ns)
+		return m->target_msg_ns;
+	return mpdt_mul_div(bytes, 8 * MPDT_NSEC_PER_USEC, m->link_mbps) +
+	       m->target_max_ns / 2;
+}
+
+/* Global congestion: shrink by how far the delay overshot the target. */
+static void mcc_decrease(struct mcc *m, u64 target, u64 delay, u64 now)
+{
+	u64 factor, floor = m->floor_pm;
+
+	/* A message sent before the last cut reports on the old window. */
+	if (m->last_decrease && now - min(delay, now) < m->last_decrease)
+		return;
+	factor = max(mpdt_mul_div(target, 1000, delay), floor);
+	m->win = mpdt_mul_div(m->win, factor, 1000);
+	m->last_decrease = now;
+}
+
+/* §3 signal interpretation, then §4's window adjustment. */
+static void mcc_on_message_done(struct mpdt_cc *cc, u64 msg_bytes,
+				u64 delay_ns, u64 now)
+{
+	struct mcc *m = cc->priv;
+	u64 target = mcc_target_msg(m, msg_bytes);
+	u64 max_pkt = m->max_rtt;
+
+	m->max_rtt = 0;
+	m->msg_unit = clamp(msg_bytes, (u64)cc->mss, m->chunk);
+	if (delay_ns > target)
+		mcc_decrease(m, target, delay_ns, now);
+	else if (max_pkt <= m->target_max_ns)
+		m->win += m->inc;
+	/* else partial congestion: the window holds. */
+	mcc_set_cwnd(cc, m);
+}
+
+/* The SACKs' RTT samples are MCC's sampled packet delays. */
+static void mcc_on_ack(struct mpdt_cc *cc, const struct mpdt_cc_ack *a)
+{
+	struct mcc *m = cc->priv;
+
+	m->max_rtt = max(m->max_rtt, a->rtt_ns);
+}
+
+const struct mpdt_cc_ops mpdt_cc_mcc = {
+	.name		= "mcc",
+	.priv_size	= sizeof(struct mcc),
+	.init		= mcc_init,
+	.on_ack		= mcc_on_ack,
+	.on_message_done = mcc_on_message_done,
+};

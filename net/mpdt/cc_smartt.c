@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * "smartt": SMaRTT's congestion control (smartt-reps.txt §3, Algorithm
+ * 1-3, §3.5 parameters, §3.6.1 Wait to Decrease).  Per SACK, ECN and the
+ * RTT against trtt = 1.5 base RTTs pick one of four reactions; QuickAdapt
+ * resets the window to what was delivered in the last trtt after a
+ * trimmed packet or a timeout; FastIncrease reclaims an idle network.
+ * Pure core.
+ *
+ * How MPDT reads the paper where it is terse:
+ * - p.size is the SACK's acked_bytes (a coalesced ACK is many packets);
+ *   a trimmed or timed out packet counts one MSS (Algorithm 1 line 29).
+ * - §3.2.2 and §3.2.4 say MD is followed by FD and MI by FI; the second
+ *   step sees the window the first left.
+ * - §3.5 scales fi and mi by BDP / reference BDP and keeps fd and md;
+ *   the window lies in [MTU, 1.25 BDP] (§3.5, not Algorithm 1's BDP).
+ * - "unacked" (Algorithm 2 line 8) is the inflight of the latest SACK:
+ *   NACK and timeout hooks do not carry it.
+ * - Without trimming, md doubles (§3.3 "QuickAdapt without trimming")
+ *   until the first TRIMMED NACK shows the fabric trims.
+ * - WTD (§3.6.1) updates its average once per packet the SACK covers,
+ *   each counting the SACK's share of CE marks.
+ */
+#include "cc.h"
+#include "wire.h"
+
+#define SMARTT_PPM	1000000ULL
+#define SMARTT_WTD_MAX	1024	/* packets one SACK moves the average by */
+
+struct smartt {
+	struct mpdt_smartt_consts k;
+	u64 acked;		/* Alg. 1 line 4, since qa_end was set */
+	u64 bytes_ignored;	/* Alg. 1 line 5 */
+	u64 bytes_to_ignore;	/* Alg. 2 line 8 */
+	u64 qa_end;		/* Alg. 2 "end"; 0 before the first SACK */
+	u64 fast_count;		/* Alg. 3 "count" */
+	u64 fast_rtt_ns;	/* Alg. 3 "rtt ~ brtt": at most this */
+	u64 inflight;		/* of the latest SACK: Alg. 2 "unacked" */
+	u64 wtd_avg;		/* §3.6.1 avg_wtd, ppm */
+	u32 fd_pm, md_pct, qa_pct, fast_k, wtd_alpha_pm, wtd_thresh_pm;
+	bool trigger_qa;	/* Alg. 1 line 30 */
+	bool fast_inc;		/* Alg. 3 "increase" */
+	bool seen_trim;		/* the fabric trims: md is not doubled */
+};
+
+/* §3.2.4: mi = brtt / (trtt - brtt); §3.5: fi and mi scale with BDP. */
+void mpdt_smartt_consts(const struct mpdt_params *p, u32 mss,
+			struct mpdt_smartt_consts *k)
+{
+	k->brtt_ns = p->base_rtt_us * MPDT_NSEC_PER_USEC;
+	k->trtt_ns = mpdt_mul_div(k->brtt_ns, p->smartt_trtt_pct, 100);
+	k->bdp = mpdt_bdp(p);
+	k->max_cwnd = mpdt_cc_max_cwnd(p, p->smartt_max_cwnd_pct, mss);
+	k->fi = mpdt_cc_ref_scale((u64)p->smartt_fi_pm * 1000, p);
+	k->mi = mpdt_cc_ref_scale(mpdt_mul_div(SMARTT_PPM, k->brtt_ns,
+					       k->trtt_ns - k->brtt_ns), p);
+}
+
+static void smartt_init(struct mpdt_cc *cc, const struct mpdt_params *p)
+{
+	struct smartt *s = cc->priv;
+
+	mpdt_smartt_consts(p, cc->mss, &s->k);
+	s->fast_rtt_ns = mpdt_mul_div(s->k.brtt_ns, p->smartt_fast_rtt_pct,
+				      100);
+	s->fd_pm = p->smartt_fd_pm;
+	s->md_pct = p->smartt_md_pct;
+	s->qa_pct = p->smartt_qa_scaling_pct;
+	s->fast_k = p->smartt_fast_k;
+	s->wtd_alpha_pm = p->smartt_wtd_alpha_pm;
+	s->wtd_thresh_pm = p->smartt_wtd_thresh_pm;
+	cc->cwnd = mpdt_cc_bound(s->k.bdp, s->k.max_cwnd, cc->mss);
+}
+
+static void smartt_set(struct mpdt_cc *cc, const struct smartt *s, u64 cwnd)
+{
+	/* Alg. 1 line 36 with §3.5's bounds. */
+	cc->cwnd = mpdt_cc_bound(cwnd, s->k.max_cwnd, cc->mss);
+}
+
+/* §3.6.1 Wait to Decrease: may the window shrink on ECN yet? */
+static bool smartt_wtd(struct smartt *s, const struct mpdt_cc_ack *a,
+		       u32 mss)
+{
+	u64 pkts = div64_u64(a->acked_bytes + mss - 1, mss);
+	u64 marks = a->ce_count ? a->ce_count : a->ce;
+	u64 cap = SMARTT_WTD_MAX, sample, i;
+
+	pkts = max(pkts, marks);
+	if (pkts) {
+		sample = div64_u64(marks * SMARTT_PPM, pkts);
+		for (i = 0; i < min(pkts, cap); i++)
+			s->wtd_avg = div64_u64(s->wtd_avg *
+					       (1000 - s->wtd_alpha_pm) +
+					       sample * s->wtd_alpha_pm, 1000);
+	}
+	return s->wtd_avg >= s->wtd_thresh_pm * 1000ULL;
+}
+
+/* Algorithm 2: at most once per trtt, the window becomes the bytes
+ * acknowledged in the last trtt, and the congestion signals of what is in
+ * flight then are ignored (they predate the new window).
+ */
+static bool smartt_quick_adapt(struct mpdt_cc *cc, struct smartt *s, u64 now)
+{
+	u64 mss = cc->mss;
+	bool adapted = false;
+
+	if (now < s->qa_end)
+		return false;
+	if (s->trigger_qa && s->qa_end) {
+		s->trigger_qa = false;
+		adapted = true;
+		smartt_set(cc, s, mpdt_mul_div(max(s->acked, mss),
+					       s->qa_pct, 100));
+		s->bytes_to_ignore = s->inflight;
+		s->bytes_ignored = 0;
+	}
+	s->qa_end = now + s->k.trtt_ns;
+	s->acked = 0;
+	return adapted;
+}
+
+/* Algorithm 3: after a window of clean SACKs, k MTUs per SACK. */
+static bool smartt_fast_increase(struct mpdt_cc *cc, struct smartt *s,
+				 const struct mpdt_cc_ack *a, bool ecn)
+{
+	if (a->rtt_ns > s->fast_rtt_ns || ecn) {
+		s->fast_count = 0;
+		s->fast_inc = false;
+		return false;
+	}
+	s->fast_count += a->acked_bytes;
+	if (s->fast_count > cc->cwnd || s->fast_inc) {
+		smartt_set(cc, s, cc->cwnd + (u64)s->fast_k * cc->mss);
+		s->fast_inc = true;
+	}
+	return s->fast_inc;
+}
+
+/* §3.2.1 eq. 1: cwnd -= cwnd / bdp * fd * size */
+static u64 smartt_fd(const struct smartt *s, u64 cwnd, u64 size)
+{
+	return cwnd - min(cwnd, mpdt_mul_div(cwnd * s->fd_pm, size,
+					     s->k.bdp * 1000));
+}
+
+/* §3.2.2 eq. 2: cwnd -= min(size, (rtt - trtt) / rtt * md * size) */
+static u64 smartt_md(const struct smartt *s, u64 cwnd, u64 size, u64 rtt)
+{
+	u64 md = s->seen_trim ? s->md_pct : 2ULL * s->md_pct;
+	u64 dec = mpdt_mul_div(size * md, rtt - s->k.trtt_ns, rtt * 100);
+
+	return cwnd - min3(cwnd, size, dec);
+}
+
+/* §3.2.3 eq. 3: cwnd += size / cwnd * mtu * fi */
+static u64 smartt_fi(const struct smartt *s, u64 cwnd, u64 size, u32 mss)
+{
+	return cwnd + mpdt_mul_div(size * mss, s->k.fi, cwnd * SMARTT_PPM);
+}
+
+/* §3.2.4 eq. 4: cwnd += min(size, (trtt - rtt) / rtt * size / cwnd *
+ * mtu * mi)
+ */
+static u64 smartt_mi(const struct smartt *s, u64 cwnd, u64 size, u64 rtt,
+		     u32 mss)
+{
+	u64 inc = mpdt_mul_div(size * mss, s->k.mi, cwnd);
+
+	inc = mpdt_mul_div(inc, s->k.trtt_ns - rtt, rtt * SMARTT_PPM);
+	return cwnd + min(size, inc);
+}
+
+/* Algorithm 1 lines 19-27: the four quadrants. */
+static void smartt_quadrants(struct mpdt_cc *cc, struct smartt *s,
+			     const struct mpdt_cc_ack *a, bool ecn,
+			     bool can_decrease)
+{
+	u64 cwnd = cc->cwnd, size = a->acked_bytes, rtt = a->rtt_ns;
+
+	if (ecn && !can_decrease)
+		return;
+	if (ecn) {
+		if (rtt > s->k.trtt_ns)
+			cwnd = smartt_md(s, cwnd, size, rtt);
+		cwnd = smartt_fd(s, cwnd, size);
+	} else {
+		if (rtt <= s->k.trtt_ns)
+			cwnd = smartt_mi(s, max(cwnd, 1ULL), size, rtt,
+					 cc->mss);
+		cwnd = smartt_fi(s, max(cwnd, 1ULL), size, cc->mss);
+	}
+	smartt_set(cc, s, cwnd);
+}
+
+/* Algorithm 1 lines 4-27. */
+static void smartt_on_ack(struct mpdt_cc *cc, const struct mpdt_cc_ack *a)
+{
+	struct smartt *s = cc->priv;
+	bool ecn = a->ce || a->ce_count, can_decrease, adapted, fast;
+
+	s->acked += a->acked_bytes;
+	s->bytes_ignored += a->acked_bytes;
+	s->inflight = a->inflight;
+	if (s->bytes_ignored < s->bytes_to_ignore)
+		return;
+	can_decrease = smartt_wtd(s, a, cc->mss);
+	adapted = smartt_quick_adapt(cc, s, a->now);
+	if (!a->rtt_ns)
+		return;		/* nothing to place in a quadrant */
+	fast = smartt_fast_increase(cc, s, a, ecn);
+	if (adapted || fast)
+		return;
+	smartt_quadrants(cc, s, a, ecn, can_decrease);
+}
+
+/* Algorithm 1 lines 28-34: a trimmed packet or a timeout. */
+static void smartt_loss(struct mpdt_cc *cc, struct smartt *s, u64 now)
+{
+	smartt_set(cc, s, cc->cwnd - min(cc->cwnd, cc->mss));
+	s->trigger_qa = true;
+	if (s->bytes_ignored >= s->bytes_to_ignore)
+		smartt_quick_adapt(cc, s, now);
+}
+
+/* Only trimming is a fabric congestion signal: NO_BUFFER is the
+ * receiver's memory and FLOWLET_GAP reordering between flowlets.
+ */
+static void smartt_on_nack(struct mpdt_cc *cc, u8 code, u64 now)
+{
+	struct smartt *s = cc->priv;
+
+	if (code != MPDT_NACK_TRIMMED)
+		return;
+	s->seen_trim = true;
+	smartt_loss(cc, s, now);
+}
+
+static void smartt_on_timeout(struct mpdt_cc *cc, u64 now)
+{
+	smartt_loss(cc, cc->priv, now);
+}
+
+const struct mpdt_cc_ops mpdt_cc_smartt = {
+	.name		= "smartt",
+	.priv_size	= sizeof(struct smartt),
+	.init		= smartt_init,
+	.on_ack		= smartt_on_ack,
+	.on_nack	= smartt_on_nack,
+	.on_timeout	= smartt_on_timeout,
+};

@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * "strack": STrack's congestion control (strack.txt §2.2.2, §3.2,
+ * Algo 1, 3 and 4, Table 1).  One window for all paths, driven by the
+ * RTT: ECN alone only moves traffic to other paths (the "bitmap" load
+ * balancer), the window is cut when the queuing delay says most paths are
+ * congested.  Pure core.
+ *
+ * How MPDT reads the pseudocode where it is terse:
+ * - Algo 3 writes the increases per ACK as "cwnd += x / cwnd" with cwnd
+ *   in packets; a coalesced SACK acknowledging A bytes counts as A / MTU
+ *   such ACKs, so in bytes the increase is x * A / cwnd: x per window.
+ * - alpha (Table 1) is in bytes per unit of delay; delay_sf / base_rtt
+ *   is 1 / 12 us, so it is 4 * MTU * bdp_sf per 12 us below the target.
+ * - achievedBDP == 0 means "not measured yet" (Algo 1 line 13 tests it
+ *   so); line 11 only uses a measured one.
+ * - avg_delay starts at the first sample rather than at 0.
+ * - No reaction to NACKs or timeouts: STrack assumes silent drops (§2.2.2)
+ *   and reacts to the RTT of what still arrives.
+ */
+#include "cc.h"
+
+#define STRACK_PPM	1000000ULL
+
+struct strack {
+	struct mpdt_strack_consts k;
+	u64 base_rtt;		/* ns; Algo 1 lines 7-9 lower it to samples */
+	u64 avg_delay;		/* ns; Algo 3 line 4 */
+	u64 last_decrease;	/* ns; Algo 3 line 2 */
+	u64 last_selfai;	/* ns; Algo 3 line 3 */
+	u64 rx_count;		/* Algo 4: bytes since rxcount_clear_ts */
+	u64 rxcount_clear_ts;	/* 0 until the first SACK */
+	u64 achieved_bdp;	/* bytes; 0 until one window was measured */
+	u32 ewma_pm, gamma_pm, floor_pm, achieved_div;
+	bool have_avg;		/* avg_delay holds a sample */
+};
+
+/* Table 1, with bdp_sf = BDP / (100 Gbit/s * 12 us) and
+ * delay_sf = base_rtt / 12 us.
+ */
+void mpdt_strack_consts(const struct mpdt_params *p, u32 mss,
+			struct mpdt_strack_consts *k)
+{
+	u64 base_rtt = p->base_rtt_us * MPDT_NSEC_PER_USEC;
+	u64 a;
+
+	k->target_ns = p->strack_target_qdelay_us ?
+		       p->strack_target_qdelay_us * MPDT_NSEC_PER_USEC :
+		       base_rtt;
+	k->qhigh_ns = mpdt_mul_div(k->target_ns, p->strack_qhigh_pct, 100);
+	k->max_cwnd = mpdt_cc_max_cwnd(p, p->strack_max_cwnd_pct, mss);
+	/* beta = 5 * MTU * bdp_sf, eta = 0.15 * MTU * bdp_sf */
+	k->beta = mpdt_cc_ref_scale((u64)mss * p->strack_beta_pct, p) / 100;
+	k->eta = mpdt_cc_ref_scale((u64)mss * p->strack_eta_pct, p) / 100;
+	/* alpha = 4 * bdp_sf * delay_sf * MTU / base_rtt, in millionths of
+	 * a byte per ns; computed as written, though delay_sf cancels
+	 * base_rtt.
+	 */
+	a = mpdt_cc_ref_scale((u64)mss * p->strack_alpha_pct *
+			      (STRACK_PPM / 100), p);
+	a = mpdt_mul_div(a, base_rtt, MPDT_CC_REF_RTT_NS);
+	k->alpha = div64_u64(a, base_rtt);
+}
+
+static void strack_init(struct mpdt_cc *cc, const struct mpdt_params *p)
+{
+	struct strack *s = cc->priv;
+
+	mpdt_strack_consts(p, cc->mss, &s->k);
+	s->base_rtt = p->base_rtt_us * MPDT_NSEC_PER_USEC;
+	s->ewma_pm = p->strack_ewma_pm;
+	s->gamma_pm = p->strack_gamma_pm;
+	s->floor_pm = p->strack_md_floor_pct * 10;
+	s->achieved_div = p->strack_achieved_div;
+	/* §2.2.2 scenario 1: an idle network runs at the largest window. */
+	cc->cwnd = mpdt_cc_bound(s->k.max_cwnd, s->k.max_cwnd, cc->mss);
+}
+
+/* Algo 4: bytes acknowledged over each base_rtt + target_Qdelay. */
+static void strack_achieved_bdp(struct strack *s, const struct mpdt_cc_ack *a)
+{
+	if (!s->rxcount_clear_ts)
+		s->rxcount_clear_ts = a->now;
+	s->rx_count += a->probe ? 0 : a->acked_bytes;
+	if (a->now - s->rxcount_clear_ts > s->base_rtt + s->k.target_ns) {
+		s->achieved_bdp = s->rx_count;
+		s->rx_count = 0;
+		s->rxcount_clear_ts = a->now;
+	}
+}
+
+/* Algo 3 line 4, in per mille. */
+static void strack_avg_delay(struct strack *s, u64 delay)
+{
+	if (!s->have_avg)
+		s->avg_delay = delay;
+	else
+		s->avg_delay = div64_u64(s->avg_delay * (1000 - s->ewma_pm) +
+					 delay * s->ewma_pm, 1000);
+	s->have_avg = true;
+}
+
+/* Algo 3 lines 9-16: the window after a decrease, or @cwnd if none. */
+static u64 strack_decrease(struct strack *s, u64 cwnd, u64 delay, u64 now)
+{
+	const struct mpdt_strack_consts *k = &s->k;
+	u64 cut, factor;
+
+	if (delay > k->qhigh_ns && s->achieved_bdp &&
+	    s->achieved_bdp < div64_u64(k->max_cwnd, s->achieved_div)) {
+		/* Heavy incast: jump to what the network delivered. */
+		s->last_decrease = now;
+		return s->achieved_bdp;
+	}
+	if (delay <= k->target_ns)
+		return cwnd;
+	/* max(1 - gamma * (avg - target) / avg, 0.5) */
+	cut = mpdt_mul_div(s->gamma_pm, s->avg_delay - k->target_ns,
+			   s->avg_delay);
+	factor = max(1000 - min(cut, 1000ULL), (u64)s->floor_pm);
+	s->last_decrease = now;
+	return mpdt_mul_div(cwnd, factor, 1000);
+}
+
+/* Algo 3: adjust_cwnd(ecn, delay, achievedBDP). */
+static void strack_adjust(struct mpdt_cc *cc, struct strack *s, bool ecn,
+			  u64 delay, u64 acked, u64 now)
+{
+	const struct mpdt_strack_consts *k = &s->k;
+	bool can_decrease = now - s->last_decrease > s->base_rtt;
+	bool can_shuffle = now - s->last_selfai > s->base_rtt;
+	u64 cwnd = cc->cwnd, inc;
+
+	if (!ecn && delay > k->qhigh_ns) {
+		/* Line 6: a stale long delay but no queue behind it. */
+		cwnd += mpdt_mul_div(k->beta, acked, cwnd);
+	} else if (!ecn && delay < k->target_ns) {
+		/* Line 8: grow by how far below the target the delay is. */
+		inc = mpdt_mul_div(k->alpha, k->target_ns - delay, STRACK_PPM);
+		cwnd += mpdt_mul_div(inc, acked, cwnd);
+	} else if (can_decrease && s->avg_delay > k->target_ns) {
+		cwnd = strack_decrease(s, cwnd, delay, now);
+	}
+	if (can_shuffle) {
+		/* Line 19: fairness, and room for packets to explore paths. */
+		cwnd += k->eta;
+		s->last_selfai = now;
+	}
+	cc->cwnd = mpdt_cc_bound(cwnd, k->max_cwnd, cc->mss);
+}
+
+/* Algo 1 lines 4-17, the congestion control part. */
+static void strack_on_ack(struct mpdt_cc *cc, const struct mpdt_cc_ack *a)
+{
+	struct strack *s = cc->priv;
+	u64 delay;
+
+	strack_achieved_bdp(s, a);
+	if (!a->rtt_ns)
+		return;
+	if (a->rtt_ns < s->base_rtt)
+		s->base_rtt = a->rtt_ns;
+	delay = a->rtt_ns - s->base_rtt;
+	strack_avg_delay(s, delay);
+	strack_adjust(cc, s, a->ce || a->ce_count, delay, a->acked_bytes,
+		      a->now);
+}
+
+const struct mpdt_cc_ops mpdt_cc_strack = {
+	.name		= "strack",
+	.priv_size	= sizeof(struct strack),
+	.init		= strack_init,
+	.on_ack		= strack_on_ack,
+};
