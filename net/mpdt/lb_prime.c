@@ -34,8 +34,15 @@
  * them by the queue each signal implies, in percent of a BDP of packets:
  * ECN marking starts at about a quarter BDP (prime_ecn_penalty = 25),
  * trimming at a full BDP (§IV: "packets get trimmed if the queue length
- * exceeds one BDP"; prime_nack_penalty = 100).  Decay is lazy: a path
- * stores the send count at which its penalty reaches zero.
+ * exceeds one BDP"; prime_nack_penalty = 100).  A silent loss (timeout,
+ * probe, OOO count) is the severest signal: it is found only about a
+ * window of packets later, long after a trim's NACK would have come, and
+ * a path that drops without trimming is more likely failed than full.  A
+ * penalty shorter than that detection delay would put the path back in
+ * the walk before the next evidence arrives, so a dead link would keep
+ * its share; prime_timeout_penalty = 3000 (30 BDPs of sends) outlasts it.
+ * Decay is lazy: a path stores the send count at which its penalty
+ * reaches zero.
  */
 #include "lb.h"
 #include "prng.h"
@@ -57,6 +64,7 @@ struct lb_prime {
 	u32 bdp_pkts;		/* from the last send, to size penalties */
 	u32 ecn_pct;
 	u32 nack_pct;
+	u32 timeout_pct;
 	u32 parts;
 	u32 size;		/* values per part */
 	u32 bits;		/* bits per part */
@@ -143,6 +151,7 @@ static void prime_init(struct mpdt_lb *lb, const struct mpdt_params *p,
 	s->paths = prime_paths(sh);
 	s->ecn_pct = p->prime_ecn_penalty;
 	s->nack_pct = p->prime_nack_penalty;
+	s->timeout_pct = p->prime_timeout_penalty;
 	mpdt_prng_seed(&s->rng, seed);
 	for (part = 0; part < s->parts; part++) {
 		u16 *order = prime_order(s, part);
@@ -285,7 +294,7 @@ static void prime_on_timeout(struct mpdt_lb *lb, u16 ev, u64 now)
 {
 	struct lb_prime *s = lb->priv;
 
-	prime_penalise(s, ev, s->nack_pct, false);
+	prime_penalise(s, ev, s->timeout_pct, false);
 }
 
 const struct mpdt_lb_ops mpdt_lb_prime = {

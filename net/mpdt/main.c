@@ -33,6 +33,7 @@ struct mpdt_params mpdt_default_params = {
 	.prime_uplinks	= 0,		/* 0: one part over all EVs */
 	.prime_ecn_penalty = 25,	/* % of a BDP of sends */
 	.prime_nack_penalty = 100,
+	.prime_timeout_penalty = 3000,
 	.paralet_m	= 32,		/* ParaLet §5.2 */
 	.paralet_bdps	= 4,		/* ParaLet §5.2: S = 4 BDP / m */
 	.strack_target_qdelay_us = 0,	/* Table 1: 0 = base RTT */
@@ -112,7 +113,10 @@ module_param_named(prime_ecn_penalty, mpdt_default_params.prime_ecn_penalty,
 MODULE_PARM_DESC(prime_ecn_penalty, "prime LB: ECN penalty, % of a BDP of sends");
 module_param_named(prime_nack_penalty, mpdt_default_params.prime_nack_penalty,
 		   uint, 0444);
-MODULE_PARM_DESC(prime_nack_penalty, "prime LB: loss penalty, % of a BDP of sends");
+MODULE_PARM_DESC(prime_nack_penalty, "prime LB: trim penalty, % of a BDP of sends");
+module_param_named(prime_timeout_penalty,
+		   mpdt_default_params.prime_timeout_penalty, uint, 0444);
+MODULE_PARM_DESC(prime_timeout_penalty, "prime LB: silent-loss penalty, % of a BDP of sends");
 module_param_named(paralet_m, mpdt_default_params.paralet_m, uint, 0444);
 MODULE_PARM_DESC(paralet_m, "paralet LB: parallel flowlets (1-256)");
 module_param_named(paralet_bdps, mpdt_default_params.paralet_bdps, uint, 0444);

@@ -36,6 +36,8 @@ const struct mpdt_param_desc mpdt_param_descs[] = {
 	  "prime-ecn-penalty", 1, 10000 },
 	{ MPDT_PARAM_PRIME_NACK_PENALTY, FIELD(prime_nack_penalty),
 	  "prime-nack-penalty", 1, 10000 },
+	{ MPDT_PARAM_PRIME_TIMEOUT_PENALTY, FIELD(prime_timeout_penalty),
+	  "prime-timeout-penalty", 1, 100000 },
 	{ MPDT_PARAM_PARALET_M, FIELD(paralet_m), "paralet-m", 1, 256 },
 	{ MPDT_PARAM_PARALET_BDPS, FIELD(paralet_bdps), "paralet-bdps", 1, 64 },
 	{ MPDT_PARAM_STRACK_TARGET_QDELAY_US, FIELD(strack_target_qdelay_us),

@@ -101,7 +101,8 @@ struct mpdt_txmsg {
 	u32 npkts;
 	u32 sent;			/* packets handed out (first time) */
 	u32 acked;
-	u64 start_ns;
+	u64 start_ns;			/* queued by sendmsg() */
+	u64 first_tx_ns;		/* its first packet went out */
 	u8 *data;
 };
 

@@ -129,6 +129,8 @@ static bool send_new(struct mpdt_conn *c, u64 now)
 		return false;
 	ev = choose_ev(c, now, c->sb.nxt, false, &ctx);
 	psn = mpdt_sb_record(&c->sb, m, off, len, ev, now);
+	if (!m->sent)
+		m->first_tx_ns = now;
 	if (++m->sent == m->npkts)
 		c->tx_next = list_is_last(&m->node, &c->tx_msgs) ? NULL :
 			     list_next_entry(m, node);
@@ -157,23 +159,26 @@ void mpdt_conn_push(struct mpdt_conn *c)
 	mpdt_conn_arm_timer(c);
 }
 
-static void tx_msg_done(struct mpdt_conn *c, struct mpdt_txmsg *m)
+/* MCC (§3) judges the network by a message's delay: from its first
+ * packet on the wire, not from sendmsg(), so time spent queued behind
+ * earlier messages on this host is not taken for congestion.
+ */
+static void tx_msg_done(struct mpdt_conn *c, struct mpdt_txmsg *m, u64 now)
 {
-	u64 now = mpdt_now();
-
 	list_del(&m->node);
 	c->msgs_acked++;
 	c->msgs_inflight--;
 	mpdt_stat_inc(c->msk->mn, MPDT_STAT_MSG_ACKED);
 	if (c->cc.ops->on_message_done)
-		c->cc.ops->on_message_done(&c->cc, m->len, now - m->start_ns,
-					   now);
+		c->cc.ops->on_message_done(&c->cc, m->len,
+					   now - m->first_tx_ns, now);
 	mpdt_txmsg_free(c->msk, m);
 }
 
 /* One SACK's newly acknowledged packets, as tx_acked() sees them. */
 struct tx_sack_walk {
 	struct mpdt_conn *conn;
+	struct list_head done;		/* messages now wholly acknowledged */
 	u16 acked_count;
 	u16 acked_evs[MPDT_LB_ACKED_MAX];
 };
@@ -186,7 +191,18 @@ static void tx_acked(void *ctx, struct mpdt_sb_pkt *pkt)
 	if (walk->acked_count < MPDT_LB_ACKED_MAX)
 		walk->acked_evs[walk->acked_count++] = pkt->ev;
 	if (++m->acked == m->npkts)
-		tx_msg_done(walk->conn, m);
+		list_move_tail(&m->node, &walk->done);
+}
+
+/* After the SACK's RTT sample, so that MCC's sampled packet delay
+ * includes the SACK that completes the message.
+ */
+static void tx_complete_msgs(struct tx_sack_walk *walk, u64 now)
+{
+	struct mpdt_txmsg *m, *tmp;
+
+	list_for_each_entry_safe(m, tmp, &walk->done, node)
+		tx_msg_done(walk->conn, m, now);
 }
 
 /* After a probe or the OOO count declared losses: the entropy of each
@@ -229,26 +245,30 @@ void mpdt_tx_on_sack(struct mpdt_conn *c, const struct mpdt_pkt *pkt,
 	u32 msgs = c->msgs_acked;
 	struct mpdt_cc_ack sig = { .now = now };
 	struct tx_sack_walk walk = { .conn = c };
+	enum mpdt_sb_verdict verdict;
 	struct mpdt_sb_ack ack;
 	u32 cwnd_pkts;
 
 	if (!tx_incarnation_ok(c, pkt->hdr.nonce))
 		return;
+	INIT_LIST_HEAD(&walk.done);
 	memcpy(before, c->sb.retx, sizeof(before));
 	/* Between flowlets out of order is normal: the receiver reports
 	 * the gaps that matter (inside a flowlet) with NACKs instead.
 	 */
 	cwnd_pkts = c->lb.ops->flowlets ? U32_MAX :
 		    max(1U, c->cc.cwnd / c->cc.mss);
-	if (mpdt_sb_on_sack(&c->sb, s, pkt->hdr.flags & MPDT_F_PROBE_ACK,
-			    cwnd_pkts, base_rtt_ns(c), now, tx_acked, &walk,
-			    &ack) != MPDT_SB_OK) {
+	sig.probe = pkt->hdr.flags & MPDT_F_PROBE_ACK;
+	verdict = mpdt_sb_on_sack(&c->sb, s, sig.probe, cwnd_pkts,
+				  base_rtt_ns(c), now, tx_acked, &walk, &ack);
+	if (verdict == MPDT_SB_OK && mpdt_rtt_sample(&c->rtt, s->echo_ts, now))
+		sig.rtt_ns = c->rtt.latest;
+	tx_complete_msgs(&walk, now);
+	if (verdict != MPDT_SB_OK) {
 		mpdt_stat_inc(c->msk->mn, MPDT_STAT_DROP_BOGUS_ACK);
 		return;
 	}
 	c->sacks_rcvd++;
-	if (mpdt_rtt_sample(&c->rtt, s->echo_ts, now))
-		sig.rtt_ns = c->rtt.latest;
 	account_losses(c, before);
 
 	if (c->lb.ops->on_ack) {

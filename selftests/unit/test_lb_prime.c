@@ -330,14 +330,15 @@ TEST(prime_ecn_does_not_repenalise)
 	unit_lb_stop(&t.lb);
 }
 
-/* A trimmed packet or a timeout is severe: a longer penalty, which
- * replaces a shorter one but never adds to it.
+/* A trimmed packet is severe, a silent loss more so: longer penalties,
+ * which replace a shorter one but never add to it.
  */
 TEST(prime_losses_penalise_longer)
 {
 	struct mpdt_params p = unit_lb_params(2);
 	struct prime_test t;
 
+	p.prime_timeout_penalty = 300;	/* 24 sends */
 	start_sending(&t, &p, 5);
 	unit_lb_ack(&t.lb, 0, 0, true);			/* 2 sends */
 	unit_lb_nack(&t.lb, 0, 0, MPDT_NACK_TRIMMED);	/* 8 sends */
@@ -348,7 +349,7 @@ TEST(prime_losses_penalise_longer)
 	EXPECT_GE(3U, sends_until(&t, 0, 3));
 
 	unit_lb_timeout(&t.lb, 0, 1);
-	EXPECT_EQ(0U, sends_on(&t, 8, 1));
+	EXPECT_EQ(0U, sends_on(&t, 24, 1));
 	EXPECT_GE(3U, sends_until(&t, 1, 3));
 	/* NO_BUFFER is the receiver's memory, not the path. */
 	unit_lb_nack(&t.lb, 0, 1, MPDT_NACK_NO_BUFFER);
@@ -365,6 +366,7 @@ TEST(prime_falls_back_to_the_least_penalised)
 	struct prime_test t;
 	u32 i;
 
+	p.prime_timeout_penalty = 100;	/* 8 sends, as a trim */
 	start_sending(&t, &p, 11);
 	unit_lb_nack(&t.lb, 0, 0, MPDT_NACK_TRIMMED);	/* 8 sends */
 	unit_lb_timeout(&t.lb, 0, 2);			/* 8 sends */

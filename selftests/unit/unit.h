@@ -310,6 +310,7 @@ static inline struct mpdt_params unit_lb_params(u32 entropies)
 	p.prime_uplinks = 0;
 	p.prime_ecn_penalty = 25;
 	p.prime_nack_penalty = 100;
+	p.prime_timeout_penalty = 3000;
 	p.paralet_m = 32;
 	p.paralet_bdps = 4;
 	return p;

@@ -60,6 +60,7 @@ const char *const param_names[MPDT_PARAM_MAX + 1] = {
 	[MPDT_PARAM_MCC_MD_FLOOR_PCT]	= "mcc-md-floor-pct",
 	[MPDT_PARAM_MCC_CHUNK_BYTES]	= "mcc-chunk-bytes",
 	[MPDT_PARAM_MCC_MAX_CWND_PCT]	= "mcc-max-cwnd-pct",
+	[MPDT_PARAM_PRIME_TIMEOUT_PENALTY] = "prime-timeout-penalty",
 };
 
 const char *const stat_names[MPDT_STAT_MAX + 1] = {

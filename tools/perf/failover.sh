@@ -44,8 +44,7 @@ declare -A LOST
 # blackholed after one second; LOST[LB] = packets sent into it afterwards.
 failover() {
 	local lb=$1 out=$WORKDIR/$1 spid rc=0 lost
-	"$CLI" -n "$NS_A" param set lb "$lb" prime-uplinks "$SPINES" \
-		prime-nack-penalty "${PRIME_NACK_PENALTY:-100}" >/dev/null ||
+	"$CLI" -n "$NS_A" param set lb "$lb" prime-uplinks "$SPINES" >/dev/null ||
 		fail "cannot set lb $lb"
 	PORT=$((PORT + 1))
 	start_receiver "$NS_B" "$PORT" "$MSGS" "$MSG_BYTES" "$MSG_BYTES" 300 \
