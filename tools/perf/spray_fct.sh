@@ -1,0 +1,138 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# spray_fct.sh - the load-balancing experiment (run as root in the test VM,
+# with the module and tools built): on selftests/net/fabric.sh's 2 leaves x
+# 4 hosts x 4 spines at 10 Mbit/s, a permutation (host I of leaf 1 <-> host
+# I of leaf 2, 8 flows of 4 MiB) over TCP, MPTCP with 4 subflows, and MPDT
+# with each load-balancing policy, all in one VM run, plus one MPDT flow
+# alone on the idle fabric.  Prints a table of max FCT / ideal (FCT from
+# the first byte handed to the socket to the last byte received, inside
+# mpdt-perf; ideal = 4 MiB / 10 Mbit/s) and leaves the JSON in $OUT.
+#
+#   make module tools && tools/testing/vm/run.sh -t 1800 -- tools/perf/spray_fct.sh
+#
+# Environment: SPRAY_RATE (link Mbit/s, default 10), SPRAY_SIZE (default 4M), SPRAY_LBS (default "ecmp oblivious
+# bitmap reps prime paralet"), SPRAY_CC (MPDT congestion control, default
+# fixed), SPRAY_MPDT_PARAMS (insmod parameters), SPRAY_OUT (results,
+# default $MPDT_RESULTS_DIR/spray_fct or /tmp/spray_fct).
+set -uo pipefail
+
+PERF_DIR=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$PERF_DIR/../.." && pwd)
+RATE=${SPRAY_RATE:-10}
+SIZE=${SPRAY_SIZE:-4M}
+LBS=${SPRAY_LBS:-ecmp oblivious bitmap reps prime paralet}
+CC=${SPRAY_CC:-fixed}
+# The window: two BDPs of the fabric (9 ms base RTT at 10 Mbit/s).
+MPDT_PARAMS=${SPRAY_MPDT_PARAMS:-link_mbps=$RATE base_rtt_us=9000 fixed_cwnd=24000 rto_min_us=50000}
+OUT=${SPRAY_OUT:-${MPDT_RESULTS_DIR:-/tmp}/spray_fct}
+CLI=$REPO/tools/mpdt/mpdt
+ROWS=()
+
+log() {
+	printf '[%s] %s\n' "$(date +%T)" "$*" >&2
+}
+
+# shellcheck source=selftests/net/fabric.sh
+. "$REPO/selftests/net/fabric.sh"
+# shellcheck source=tools/perf/workload.sh
+. "$PERF_DIR/workload.sh"
+
+cleanup() {
+	fabric_destroy
+	sleep 1
+	rmmod mpdt 2>/dev/null
+}
+
+# cpu_ticks: busy and total jiffies of the guest so far (/proc/stat).
+cpu_ticks() {
+	awk '/^cpu / { t = 0; for (i = 2; i <= NF; i++) t += $i
+		print t - $5 - $6, t }' /proc/stat
+}
+
+# run NAME WORKLOAD-ARGS...: one workload into $OUT/NAME; a table row with
+# how busy the guest's CPUs were meanwhile (the emulated fabric's switches
+# run on them too: near 100%, the CPU, not the network, is the limit).
+run() {
+	local name=$1 rc=0 b0 t0 b1 t1
+	shift
+	log "$name: $*"
+	read -r b0 t0 < <(cpu_ticks)
+	wl_main -q -r "$RATE" -s "$SIZE" -o "$OUT/$name" --label "$name" \
+		-t 300 "$@" >"$OUT/$name.json" 2>"$OUT/$name.err" || rc=$?
+	read -r b1 t1 < <(cpu_ticks)
+	ROWS+=("$name $rc $(((b1 - b0) * 100 / (t1 - t0 + 1)))")
+	log "$name: $(tail -n 1 "$OUT/$name.json")"
+}
+
+# Every host gets a second..fourth address as MPTCP subflow endpoints:
+# four 5-tuples per connection, hashed onto (up to) four spines.
+mptcp_endpoints() {
+	local l i k a
+	for ((l = 1; l <= 2; l++)); do
+		for ((i = 1; i <= 4; i++)); do
+			fabric_exec "h$l-$i" ip mptcp limits set subflow 4 add_addr_accepted 4
+			for k in 3 4 5; do
+				a=10.$l.$i.$k
+				fabric_exec "h$l-$i" ip addr add "$a/24" dev eth0
+				fabric_exec "h$l-$i" ip mptcp endpoint add "$a" dev eth0 subflow
+			done
+		done
+	done
+}
+
+table() {
+	python3 - "$OUT" "$RATE" "${ROWS[@]}" <<'PY'
+import json, sys
+out, rate, rows = sys.argv[1], sys.argv[2], sys.argv[3:]
+print("\n%-16s %6s %10s %8s %8s %6s %5s  %s" % (
+    "workload", "flows", "max_fct_s", "x_ideal", "mean_x", "retx", "cpu%",
+    "status"))
+for row in rows:
+    name, rc, cpu = row.rsplit(" ", 2)
+    try:
+        with open("%s/%s.json" % (out, name)) as f:
+            s = json.loads(f.read().strip().splitlines()[-1])
+    except (OSError, ValueError, IndexError):
+        s = {}
+    def num(key, fmt):
+        return "-" if s.get(key) is None else fmt % s[key]
+    status = "ok" if rc == "0" else "FAILED (%s)" % rc
+    fct = s.get("fct_max_ms")
+    print("%-16s %6s %10s %8s %8s %6s %5s  %s" % (
+        name, num("flows", "%d"), "-" if fct is None else "%.2f" % (fct / 1e3),
+        num("ratio_max", "%.2f"), num("ratio_mean", "%.2f"),
+        num("retransmits", "%d"), cpu, status))
+print("(x_ideal: FCT / (size / %s Mbit/s), the largest over the flows; "
+      "mean_x: the mean;\n cpu%%: the guest's CPUs busy during the run, "
+      "switches included)" % rate)
+PY
+}
+
+main() {
+	local lb
+	mkdir -p "$OUT" || exit 1
+	modprobe -a udp_tunnel ip6_udp_tunnel veth sch_netem || exit 1
+	# shellcheck disable=SC2086 # parameters are words
+	insmod "$REPO/net/mpdt/mpdt.ko" $MPDT_PARAMS || exit 1
+	trap cleanup EXIT
+	FABRIC_QUIET=1 fabric_create 2 4 4 "$RATE" 1 || exit 1
+	fabric_ev_routing "$(cat /sys/module/mpdt/parameters/entropy_base)" 4 ||
+		exit 1
+	for ns in "${FABRIC_HOST_NS[@]}"; do
+		"$CLI" -n "$ns" param set prime-uplinks 4 >/dev/null || exit 1
+	done
+	log "results in $OUT; 2x4x4 fabric, $RATE Mbit/s, flows of $SIZE; mpdt: $MPDT_PARAMS, cc $CC"
+	run mpdt-alone -P mpdt --lb oblivious --cc "$CC" \
+		pairs "$(fabric_host 1 1),$(fabric_host 2 1),$(fabric_addr 2 1)"
+	run tcp -P tcp fabric-permutation
+	for lb in $LBS; do
+		run "mpdt-$lb" -P mpdt --lb "$lb" --cc "$CC" fabric-permutation
+	done
+	mptcp_endpoints
+	run mptcp -P mptcp fabric-permutation
+	table
+}
+
+main "$@"
