@@ -33,8 +33,9 @@
  *    than congestion (trims signal congestion).  For reps_freeze_us REPS
  *    then stops exploring, since new entropies may hash onto the failure:
  *    it cycles through the buffered entropies, used up or not (but not
- *    the ones struck by a loss), as they are the last known to work.  Then it empties the buffer and explores
- *    one BDP again, to learn the repaired network.
+ *    the ones struck by a loss), as they are the last known to work.
+ *    Then it empties the buffer and explores one BDP again, to learn the
+ *    repaired network.
  */
 #include "lb.h"
 

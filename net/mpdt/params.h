@@ -21,7 +21,7 @@ struct mpdt_params {
 	u32 probe_mult;		/* probe after this many base RTTs */
 	u32 rto_min_us;
 	u32 rto_max_us;
-	u32 max_retries;	/* consecutive RTOs retried; one more fails */
+	u32 max_retries;	/* RTOs in a row with nothing acked: one more fails */
 	u32 rx_window;		/* PSNs tracked past EPSN (pow2) */
 	u32 entropies;		/* entropy values to spray over */
 	u32 entropy_base;	/* UDP source port of entropy 0 */

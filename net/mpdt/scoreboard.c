@@ -239,6 +239,9 @@ enum mpdt_sb_verdict mpdt_sb_on_sack(struct mpdt_sb *sb,
 		sb->rto_start_ns = now;
 		sb->rto_backoff = 0;
 	}
+	/* Packets getting through: a congested path, not a dead peer. */
+	if (out->acked_pkts)
+		sb->stalled_rtos = 0;
 	if (sb->in_recovery && !psn_before(sb->una, sb->recovery_end))
 		sb->in_recovery = false;
 
@@ -262,6 +265,7 @@ void mpdt_sb_peer_alive(struct mpdt_sb *sb, u64 now)
 {
 	sb->rto_start_ns = now;
 	sb->rto_backoff = 0;
+	sb->stalled_rtos = 0;
 }
 
 void mpdt_sb_on_probe_sent(struct mpdt_sb *sb, u64 now)
@@ -277,6 +281,7 @@ u32 mpdt_sb_on_rto(struct mpdt_sb *sb, u64 now)
 	u32 n = declare_range_lost(sb, sb->una, sb->nxt, ~0ULL, MPDT_RETX_RTO);
 
 	sb->rto_backoff++;
+	sb->stalled_rtos++;
 	sb->rto_start_ns = now;
 	/* The retransmissions probe the path: no probe on their heels. */
 	sb->last_sack_ns = now;

@@ -51,6 +51,7 @@ struct mpdt_sb {
 	u64 last_sack_ns;
 	u64 rto_start_ns;		/* last EPSN advance */
 	u32 rto_backoff;		/* consecutive RTOs */
+	u32 stalled_rtos;		/* ... with nothing newly acked */
 
 	bool probe_out;
 	bool sack_since_probe;

@@ -332,7 +332,10 @@ void mpdt_tx_on_nack(struct mpdt_conn *c, const struct mpdt_pkt *pkt)
 	mpdt_conn_push(c);
 }
 
-/* Timeout-based detection (§3.3.2); too many in a row fail the peer. */
+/* Timeout-based detection (§3.3.2).  Too many in a row with nothing
+ * acknowledged in between fail the peer; RTOs while SACKs still bring
+ * news are congestion, and the backoff alone deals with them.
+ */
 static void on_rto(struct mpdt_conn *c, u64 now)
 {
 	const struct mpdt_params *p = &c->msk->mn->params;
@@ -343,7 +346,7 @@ static void on_rto(struct mpdt_conn *c, u64 now)
 	c->rtos++;
 	mpdt_stat_inc(c->msk->mn, MPDT_STAT_RTO);
 	account_losses(c, before);
-	if (c->sb.rto_backoff > p->max_retries) {
+	if (c->sb.stalled_rtos > p->max_retries) {
 		mpdt_conn_fail(c);
 		return;
 	}

@@ -697,6 +697,30 @@ TEST_F(sb, epsn_advance_resets_rto_clock_and_backoff)
 	EXPECT_EQ(self->clk.now + RTO, rto_deadline(self));
 }
 
+/* RTOs count toward failing the peer only while nothing gets through:
+ * a SACK of any new packet (EPSN stuck) keeps the backoff but clears it.
+ */
+TEST_F(sb, any_newly_acked_packet_clears_stalled_rtos)
+{
+	send(self, 3);
+	tick(self, RTO);
+	mpdt_sb_on_rto(&self->sb, self->clk.now);
+	tick(self, 2 * RTO);
+	mpdt_sb_on_rto(&self->sb, self->clk.now);
+	ASSERT_EQ(2U, self->sb.stalled_rtos);
+	resend_all_lost(self);
+	tick(self, UNIT_US(7));
+	deliver(self, 2);
+	ASSERT_EQ(MPDT_SB_OK, sack(self));
+	EXPECT_FALSE(self->ack.epsn_advanced);
+	EXPECT_EQ(2U, self->sb.rto_backoff);
+	EXPECT_EQ(0U, self->sb.stalled_rtos);
+	/* A SACK that brings nothing new leaves the count alone. */
+	mpdt_sb_on_rto(&self->sb, self->clk.now);
+	ASSERT_EQ(MPDT_SB_OK, sack(self));
+	EXPECT_EQ(1U, self->sb.stalled_rtos);
+}
+
 TEST_F(sb, sack_without_epsn_advance_keeps_rto_clock)
 {
 	u64 t = self->clk.now;
