@@ -153,6 +153,17 @@ _fabric_link_rx() { # L S DIR
 	fi
 }
 
+# _fabric_link_ends tx|rx L S DIR: validate, then the sending (tx) or
+# receiving (rx) end of each direction DIR names, one "NS DEV" a line.
+_fabric_link_ends() {
+	local side=$1 l=$2 s=$3 d
+	_fabric_need && _fabric_chk_leaf "$l" && _fabric_chk_spine "$s" &&
+		_fabric_dirs "$4" >/dev/null || return 1
+	for d in $(_fabric_dirs "$4"); do
+		"_fabric_link_$side" "$l" "$s" "$d"
+	done
+}
+
 # _fabric_parallel TOOL...: for every netns N and TOOL (ip, tc) with a file
 # $FABRIC_DIR/N.TOOL, run "TOOL -n N -batch" on it, all at the same time.
 _fabric_parallel() {
@@ -1021,12 +1032,9 @@ fabric_ev_routing() {
 # transmits at the link rate, its counters still move, the link stays up,
 # no ICMP is sent and the routes do not change (ECMP keeps hashing onto it).
 fabric_blackhole() {
-	local l=$1 s=$2 d rx ns dev
-	_fabric_need && _fabric_chk_leaf "$l" && _fabric_chk_spine "$s" &&
-		_fabric_dirs "${3:-both}" >/dev/null || return 1
-	for d in $(_fabric_dirs "${3:-both}"); do
-		rx=$(_fabric_link_rx "$l" "$s" "$d")
-		ns=${rx% *} dev=${rx#* }
+	local l=$1 s=$2 ends ns dev
+	ends=$(_fabric_link_ends rx "$l" "$s" "${3:-both}") || return 1
+	while read -r ns dev; do
 		# Switch ports have a clsact already (the marker) unless
 		# FABRIC_SHAPER=tbf.
 		tc -n "$ns" filter replace dev "$dev" ingress pref 1 handle 1 \
@@ -1035,7 +1043,7 @@ fabric_blackhole() {
 				tc -n "$ns" filter replace dev "$dev" ingress pref 1 handle 1 \
 					matchall action drop; } ||
 			_fabric_err "cannot blackhole $ns/$dev" || return 1
-	done
+	done <<<"$ends"
 	_fabric_log "link l$l-s$s ${3:-both}: blackholed"
 }
 
@@ -1043,15 +1051,13 @@ fabric_blackhole() {
 # of that link has dropped so far (0 if it has none): exactly the packets
 # lost into the failure, from the moment the drop filter was in place.
 fabric_blackhole_drops() {
-	local l=$1 s=$2 d rx n total=0
-	_fabric_need && _fabric_chk_leaf "$l" && _fabric_chk_spine "$s" &&
-		_fabric_dirs "${3:-both}" >/dev/null || return 1
-	for d in $(_fabric_dirs "${3:-both}"); do
-		rx=$(_fabric_link_rx "$l" "$s" "$d")
-		n=$(tc -n "${rx% *}" -s filter show dev "${rx#* }" ingress pref 1 2>/dev/null |
+	local ends ns dev n total=0
+	ends=$(_fabric_link_ends rx "$1" "$2" "${3:-both}") || return 1
+	while read -r ns dev; do
+		n=$(tc -n "$ns" -s filter show dev "$dev" ingress pref 1 2>/dev/null |
 			sed -n 's/.*Sent [0-9]* bytes \([0-9]*\) pkt.*/\1/p' | head -n 1)
 		total=$((total + ${n:-0}))
-	done
+	done <<<"$ends"
 	echo "$total"
 }
 
@@ -1171,14 +1177,12 @@ fabric_dev_counter() {
 # the link has transmitted (after its queue: what the link carried; packets
 # a blackhole eats are counted here, they are lost at the far end).
 fabric_link_packets() {
-	local l=$1 s=$2 d tx n sum=0
-	_fabric_need && _fabric_chk_leaf "$l" && _fabric_chk_spine "$s" &&
-		_fabric_dirs "${3:-up}" >/dev/null || return 1
-	for d in $(_fabric_dirs "${3:-up}"); do
-		tx=$(_fabric_link_tx "$l" "$s" "$d")
-		n=$(fabric_dev_counter "${tx% *}" "${tx#* }" tx_packets) || return 1
+	local ends ns dev n sum=0
+	ends=$(_fabric_link_ends tx "$1" "$2" "${3:-up}") || return 1
+	while read -r ns dev; do
+		n=$(fabric_dev_counter "$ns" "$dev" tx_packets) || return 1
 		sum=$((sum + n))
-	done
+	done <<<"$ends"
 	echo "$sum"
 }
 
