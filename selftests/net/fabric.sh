@@ -41,8 +41,12 @@
 #       25/75).  FABRIC_ECN_KMIN_BYTES / FABRIC_ECN_KMAX_BYTES set them in
 #       bytes instead.
 #   FABRIC_QUEUE_BDPS   switch buffer in BDPs (default 5, as in STrack)
-#   FABRIC_TRIM         1: packet trimming on switch egress (not implemented
-#                       yet: fabric_create fails; see _fabric_trim_attach)
+#   FABRIC_TRIM         1: switch trimming: a switch port whose queue
+#                       overflows cuts an MPDT DATA packet to its headers
+#                       and sets TRIMMED instead of dropping it (the
+#                       marker's trim(); needs FABRIC_SHAPER=netem).
+#                       Default 0: tail drop only, as before.
+#   FABRIC_TRIM_PORT    the UDP port of the MPDT packets to trim (4796)
 #   FABRIC_HOST_QLEN_PKTS  host NIC queue in packets (default: switch buffer)
 #   FABRIC_SHAPER       netem (default: netem rate + eBPF ECN marker) or tbf
 #                       (tbf + red; loses rate under TCG, for comparison)
@@ -202,9 +206,11 @@ _fabric_python() {
 #   sysctl NETNS "KEY=VAL ..." [NETNS "KEY=VAL ..."]...
 #       enter each netns in turn (setns) and write /proc/sys: one process
 #       instead of one `ip netns exec sysctl` per netns (0.3 s vs 1-2 s).
-#   vq-load BPFDIR NSLOTS MBIT KMIN KMAX QLIMIT
+#   vq-load BPFDIR NSLOTS MBIT KMIN KMAX QLIMIT [TRIM_PORT]
 #       create the virtual-queue map (pinned BPFDIR/map) and one marker
-#       program per switch port (pinned BPFDIR/pSLOT), all ports at MBIT.
+#       program per switch port (pinned BPFDIR/pSLOT), all ports at MBIT;
+#       with a TRIM_PORT (not 0) the markers trim MPDT DATA packets sent
+#       to that UDP port instead of dropping them.
 #   vq-rate BPFDIR KMIN KMAX QLIMIT SLOT MBIT [SLOT MBIT]...
 #       ports' new rates (busy time and counters kept).
 #   stats NS DEV QDISC_JSON FILTER_JSON BPFDIR SLOT
@@ -213,13 +219,17 @@ _fabric_python() {
 # The marker (see "Queueing disciplines" below) is an eBPF program
 # assembled here by hand (no compiler needed) and attached to a switch
 # port's clsact egress, before its netem queue.  Per port it keeps, in a
-# map entry of eight u64:
+# map entry of nine u64:
 #   0 busy_until (ns, CLOCK_MONOTONIC)   8 ns per byte << 10
 #   16 kmin (ns of backlog)   24 limit (ns)   32 ramp: 2^32 / (kmax - kmin)
-#   40 marks   48 drops   56 packets
+#   40 marks   48 drops   56 packets   64 trims
 # and does, per packet of LEN bytes, at time NOW:
 #   backlog = max(busy_until - NOW, 0)         (the queue ahead of it)
-#   if backlog > limit: drops++, drop          [trimming goes here]
+#   if backlog > limit:
+#       FABRIC_TRIM=1 and an MPDT DATA packet (see trim()): cut it to its
+#       headers, set TRIMMED, trims++, then queue it as below with its
+#       new LEN (no ECN mark)
+#       otherwise: drops++, drop
 #   busy_until = max(busy_until, NOW) + LEN * ns_per_byte; packets++
 #   if backlog >= kmin and (backlog - kmin) * ramp >= random32 and the
 #   packet is ECT(0)/ECT(1) (IPv4: also fix the checksum): set CE, marks++
@@ -245,10 +255,10 @@ def bpf(cmd, attr):
 def addr(b):
     return ctypes.addressof(b)
 
-VAL = 64
+VAL = 72        # nine u64 per port (see the comment above _FABRIC_PY)
 
 def map_create(n):
-    return bpf(0, struct.pack("<IIIII", 2, 4, VAL, n, 0))  # ARRAY u32 -> 64 B
+    return bpf(0, struct.pack("<IIIII", 2, 4, VAL, n, 0))  # ARRAY u32 -> VAL B
 
 def map_elem(cmd, fd, key, val=None):
     k = ctypes.create_string_buffer(struct.pack("<I", key))
@@ -279,14 +289,130 @@ class Asm:
             out += struct.pack("<BBhi", c, (s << 4) | d, off, imm)
         return out
 
-def marker(mapfd, key):
+MOVK, MOVX, ADDK, ADDX, SUBX, MULX = 0xb7, 0xbf, 0x07, 0x0f, 0x1f, 0x2f
+ORK, ANDK, LSHK, RSHK, XORK = 0x47, 0x57, 0x67, 0x77, 0xa7
+JA, JEQK, JNEK, JGTX, JGEX, JLTX = 0x05, 0x15, 0x55, 0x2d, 0x3d, 0xad
+LDXB, LDXW, LDXH, LDXDW = 0x71, 0x61, 0x69, 0x79
+STXH, STXDW, STH, STW, XADD = 0x6b, 0x7b, 0x6a, 0x62, 0xdb
+CALL, EXIT = 0x85, 0x95
+# Helpers (include/uapi/linux/bpf.h, __BPF_FUNC_MAPPER order, 6.1).
+H_LOAD, H_STORE, H_L3CSUM, H_CSUM_DIFF, H_CHANGE_TAIL = 26, 9, 10, 28, 38
+
+def be16(v):  # a 16-bit wire field as a (little-endian) load of it reads
+    return ((v & 0xff) << 8) | (v >> 8)
+
+def be32(v):
+    return struct.unpack("<I", struct.pack(">I", v))[0]
+
+TRIM_BUF = -112   # stack copy of the trimmed packet's headers (96 bytes)
+
+def trim(a, port):
+    # Switch trimming, at label "over": the packet overflows the queue
+    # (r6 skb, r7 port state, r8 now, r9 max(busy_until, now)).  An MPDT
+    # DATA packet -- IPv4 without options and not a fragment, or IPv6
+    # with UDP as next header; UDP to PORT; MPDT version 1, type 1; the
+    # whole 48-byte header present -- is cut to Ethernet + IP + UDP + MPDT
+    # header (90 bytes, IPv6 110), the TRIMMED flag (0x0004) set, the IP
+    # and UDP lengths fixed, the IPv4 header checksum updated; the UDP
+    # checksum is 0 on IPv4 (none) and computed on IPv6 (over the pseudo
+    # header and the 56 bytes of datagram left).  It is then queued like
+    # any packet, with its new length, and counted in trims (+64).  Any
+    # other packet goes to "drop".  The headers are copied to the stack
+    # and written back with skb_load_bytes/skb_store_bytes: no direct
+    # packet access, no bounds to prove to the verifier.  (The stack is
+    # accessed aligned: the verifier insists.)
+    e = a.e
+    B = TRIM_BUF
+    def buf(r, off=0):
+        e(MOVX, r, 10); e(ADDK, r, 0, 0, B + off)
+    def load(n):                    # skb_load_bytes(skb, 14, buf, n)
+        e(MOVX, 1, 6); e(MOVK, 2, 0, 0, 14); buf(3); e(MOVK, 4, 0, 0, n)
+        e(CALL, imm=H_LOAD)
+        e(JNEK, 0, 0, "drop")      # shorter than the headers
+    def store(off, n):              # skb_store_bytes(skb, 14 + off, buf + off, n, 0)
+        e(MOVX, 1, 6); e(MOVK, 2, 0, 0, 14 + off); buf(3, off); e(MOVK, 4, 0, 0, n)
+        e(MOVK, 5, 0, 0, 0); e(CALL, imm=H_STORE)
+        e(JNEK, 0, 0, "drop")
+    def cut(n):                     # skb_change_tail(skb, 14 + n, 0)
+        e(MOVX, 1, 6); e(MOVK, 2, 0, 0, 14 + n); e(MOVK, 3, 0, 0, 0)
+        e(CALL, imm=H_CHANGE_TAIL)
+        e(JNEK, 0, 0, "drop")
+    def mpdt_data(u):               # u: offset of the UDP header in buf
+        e(LDXH, 1, 10, B + u + 2)
+        e(JNEK, 1, 0, "drop", be16(port))      # UDP destination port
+        e(LDXH, 1, 10, B + u + 8)
+        e(JNEK, 1, 0, "drop", be16(0x0101))    # MPDT version 1, type DATA
+    def mark(u):                    # UDP length 56, checksum 0, TRIMMED
+        e(STH, 10, 0, B + u + 4, be16(8 + 48))
+        e(STH, 10, 0, B + u + 6, 0)
+        e(LDXH, 1, 10, B + u + 10); e(ORK, 1, 0, 0, be16(0x0004))
+        e(STXH, 10, 1, B + u + 10)
+
+    a.label("over")
+    e(LDXW, 1, 6, 16)                   # skb->protocol (big endian)
+    e(JEQK, 1, 0, "trim4", 0x0008)
+    e(JEQK, 1, 0, "trim6", 0xdd86)
+    e(JA, 0, 0, "drop")
+
+    # IPv4: buf = packet[14..90): IP header 0..20, UDP 20..28, MPDT 28..76.
+    a.label("trim4")
+    load(76)
+    e(LDXB, 1, 10, B + 0)
+    e(JNEK, 1, 0, "drop", 0x45)                 # IPv4, no options
+    e(LDXB, 1, 10, B + 9)
+    e(JNEK, 1, 0, "drop", 17)                   # UDP
+    e(LDXH, 1, 10, B + 6); e(ANDK, 1, 0, 0, be16(0x3fff))
+    e(JNEK, 1, 0, "drop")                       # MF or an offset: a fragment
+    mpdt_data(20)
+    cut(76)
+    e(MOVX, 1, 6); e(MOVK, 2, 0, 0, 14 + 10)    # l3_csum_replace(skb, 24,
+    e(LDXH, 3, 10, B + 2); e(MOVK, 4, 0, 0, be16(76))   # old, new, 2)
+    e(MOVK, 5, 0, 0, 2); e(CALL, imm=H_L3CSUM)
+    e(JNEK, 0, 0, "drop")
+    e(STH, 10, 0, B + 2, be16(76))              # total length
+    store(2, 2)
+    mark(20)
+    store(24, 8)                                # UDP length .. MPDT flags
+    e(MOVK, 3, 0, 0, 14 + 76)
+    e(JA, 0, 0, "trimmed")
+
+    # IPv6: buf = packet[14..110): IP header 0..40, UDP 40..48, MPDT 48..96.
+    a.label("trim6")
+    load(96)
+    e(LDXB, 1, 10, B + 6)
+    e(JNEK, 1, 0, "drop", 17)                   # next header UDP
+    mpdt_data(40)
+    cut(96)
+    e(STH, 10, 0, B + 4, be16(56))              # payload length
+    store(4, 2)
+    mark(40)
+    # The checksum: the pseudo-header is the addresses (buf 8..40) plus
+    # the upper-layer length and next header, written over buf 0..8; then
+    # the 56-byte datagram.  csum_diff(NULL, 0, buf, 96, 0), folded.
+    e(STW, 10, 0, B + 0, be32(56))
+    e(STW, 10, 0, B + 4, be32(17))
+    e(MOVK, 1, 0, 0, 0); e(MOVK, 2, 0, 0, 0); buf(3); e(MOVK, 4, 0, 0, 96)
+    e(MOVK, 5, 0, 0, 0); e(CALL, imm=H_CSUM_DIFF)
+    for _ in range(2):
+        e(MOVX, 1, 0); e(RSHK, 1, 0, 0, 16); e(ANDK, 0, 0, 0, 0xffff); e(ADDX, 0, 1)
+    e(XORK, 0, 0, 0, 0xffff)
+    e(JNEK, 0, 0, "csum6")
+    e(MOVK, 0, 0, 0, 0xffff)                    # a computed 0 is sent as ~0
+    a.label("csum6")
+    e(STXH, 10, 0, B + 46)
+    store(44, 8)                                # UDP length .. MPDT flags
+    e(MOVK, 3, 0, 0, 14 + 96)
+
+    a.label("trimmed")                  # r3 = the new length
+    e(LDXDW, 4, 7, 8); e(MULX, 3, 4); e(RSHK, 3, 0, 0, 10)
+    e(ADDX, 9, 3); e(STXDW, 7, 9, 0)    # busy_until += its time
+    e(MOVK, 1, 0, 0, 1); e(XADD, 7, 1, 56)
+    e(MOVK, 1, 0, 0, 1); e(XADD, 7, 1, 64)
+    e(MOVK, 0, 0, 0, 0); e(EXIT)        # TC_ACT_OK
+
+def marker(mapfd, key, trim_port=0):
     a = Asm()
     e = a.e
-    MOVK, MOVX, ADDK, ADDX, SUBX, MULX = 0xb7, 0xbf, 0x07, 0x0f, 0x1f, 0x2f
-    ORK, ANDK, LSHK, RSHK = 0x47, 0x57, 0x67, 0x77
-    JA, JEQK, JNEK, JGTX, JGEX, JLTX = 0x05, 0x15, 0x55, 0x2d, 0x3d, 0xad
-    LDXW, LDXH, LDXDW, STXH, STXDW, STW, XADD = 0x61, 0x69, 0x79, 0x6b, 0x7b, 0x62, 0xdb
-    CALL, EXIT = 0x85, 0x95
     def stackptr(r, off):
         e(MOVX, r, 10); e(ADDK, r, 0, 0, off)
     e(MOVX, 6, 1)                       # r6 = skb
@@ -306,7 +432,7 @@ def marker(mapfd, key):
     e(LDXW, 3, 6, 0)                    # skb->len
     e(LDXDW, 4, 7, 8); e(MULX, 3, 4); e(RSHK, 3, 0, 0, 10)   # r3 = its time
     e(LDXDW, 4, 7, 24)
-    e(JGTX, 2, 4, "drop")               # tail drop (trimming would go here)
+    e(JGTX, 2, 4, "over" if trim_port else "drop")   # tail drop, or trim
     e(ADDX, 9, 3); e(STXDW, 7, 9, 0)    # busy_until += time
     e(MOVK, 1, 0, 0, 1); e(XADD, 7, 1, 56)
     e(LDXDW, 4, 7, 16)
@@ -347,6 +473,8 @@ def marker(mapfd, key):
     a.label("drop")
     e(MOVK, 1, 0, 0, 1); e(XADD, 7, 1, 48)
     e(MOVK, 0, 0, 0, 2); e(EXIT)        # TC_ACT_SHOT
+    if trim_port:
+        trim(a, trim_port)
     return a.code()
 
 def prog_load(insns):
@@ -386,11 +514,12 @@ if cmd == "sysctl":
                 die("%s: %s=%s: %s" % (ns, k, v, err))
 elif cmd == "vq-load":
     d, n = args[0], int(args[1])
+    trim_port = int(args[6]) if len(args) > 6 else 0
     m = map_create(n)
     obj_pin(m, d + "/map")
     for k in range(n):
         map_elem(2, m, k, struct.pack("<Q", 0) + port_params(*args[2:6]))
-        obj_pin(prog_load(marker(m, k)), "%s/p%d" % (d, k))
+        obj_pin(prog_load(marker(m, k, trim_port)), "%s/p%d" % (d, k))
 elif cmd == "vq-rate":
     m = obj_get(args[0] + "/map")
     kmin, kmax, qlim = args[1:4]
@@ -416,17 +545,19 @@ elif cmd == "stats":
            "backlog_pkts": root.get("qlen", 0), "drops": root.get("drops", 0),
            "sent_pkts": root.get("packets", 0), "sent_bytes": root.get("bytes", 0),
            "marked": red.get("marked", 0), "early": red.get("early", 0),
-           "pdrop": red.get("pdrop", 0), "rate_bps": rate, "ingress_drops": ing}
+           "pdrop": red.get("pdrop", 0), "trims": 0, "rate_bps": rate,
+           "ingress_drops": ing}
     if d and slot != "":
-        v = struct.unpack("<8Q", map_elem(1, obj_get(d + "/map"), int(slot)))
+        v = struct.unpack("<%dQ" % (VAL // 8), map_elem(1, obj_get(d + "/map"), int(slot)))
         backlog_ns = max(0, v[0] - time.monotonic_ns())
         out["vq"] = {"backlog_bytes": int(backlog_ns * 1024 / v[1]) if v[1] else 0,
                      "kmin_bytes": int(v[2] * 1024 / v[1]) if v[1] else 0,
                      "limit_bytes": int(v[3] * 1024 / v[1]) if v[1] else 0,
-                     "marks": v[5], "drops": v[6], "packets": v[7]}
+                     "marks": v[5], "drops": v[6], "packets": v[7], "trims": v[8]}
         out["marked"] += v[5]
         out["pdrop"] += v[6]
         out["drops"] += v[6]
+        out["trims"] = v[8]
     out["qdiscs"] = qd
     print(json.dumps(out, separators=(",", ":")))
 else:
@@ -588,17 +719,23 @@ _fabric_slot_set() {
 	return 0
 }
 
-# Hook for the switch-trimming emulation (a later issue): cut the payload
-# of a packet that would be dropped at a switch egress queue and set the
-# TRIMMED flag, instead of dropping it.  The place is the marker's "drop"
-# branch (_FABRIC_PY, marker()): there the packet is known to overflow the
-# queue; bpf_skb_change_tail() to the MPDT header, set the flag, account
-# the short packet in busy_until, and let it through (trimmed packets are
-# usually sent at high priority: a prio qdisc over netem, or a second
-# netem band).  Until then asking for it is an error, so no experiment
-# silently runs without the trimming it asked for.
-_fabric_trim_attach() { # BATCHFILE DEV
-	_fabric_err "FABRIC_TRIM=1: switch trimming is not implemented yet"
+# _fabric_trim_config: _FABRIC_TRIM_PORT = the UDP port whose MPDT DATA
+# packets the switches trim, 0 for none (FABRIC_TRIM and FABRIC_TRIM_PORT,
+# checked).  Switch trimming is done by the marker itself (_FABRIC_PY,
+# trim()), so it needs the marker: FABRIC_SHAPER=netem.  A request that
+# cannot be honoured is an error, so no experiment silently runs without
+# the trimming it asked for.
+_fabric_trim_config() {
+	local trim=${FABRIC_TRIM:-0} port=${FABRIC_TRIM_PORT:-4796}
+	_FABRIC_TRIM_PORT=0
+	[[ $trim == 0 || $trim == 1 ]] ||
+		_fabric_err "FABRIC_TRIM must be 0 or 1, got '$trim'" || return 1
+	[[ $trim == 1 ]] || return 0
+	[[ $FABRIC_SHAPER == netem ]] ||
+		_fabric_err "FABRIC_TRIM=1 needs FABRIC_SHAPER=netem (the eBPF marker trims)" ||
+		return 1
+	_fabric_int FABRIC_TRIM_PORT "$port" 1 65535 || return 1
+	_FABRIC_TRIM_PORT=$port
 }
 
 # _fabric_qdisc_switch FILE NETNS DEV: a switch egress port at the fabric
@@ -615,9 +752,6 @@ _fabric_qdisc_switch() {
 		echo "qdisc add dev $dev clsact" >>"$f"
 		echo "filter add dev $dev egress pref 1 handle 1 bpf object-pinned" \
 			"$FABRIC_BPF_DIR/p$_FABRIC_SLOT direct-action" >>"$f"
-	fi
-	if [[ ${FABRIC_TRIM:-0} == 1 ]]; then
-		_fabric_trim_attach "$f" "$dev" || return 1
 	fi
 }
 
@@ -703,6 +837,7 @@ fabric_create() {
 	FABRIC_SHAPER=${FABRIC_SHAPER:-netem}
 	[[ $FABRIC_SHAPER == netem || $FABRIC_SHAPER == tbf ]] ||
 		_fabric_err "FABRIC_SHAPER must be netem or tbf" || return 1
+	_fabric_trim_config || return 1
 
 	# Base RTT between hosts on different leaves: the host links' delay
 	# twice each way, plus the serialization of a full-size packet and of
@@ -760,7 +895,8 @@ fabric_create() {
 		fi
 		FABRIC_BPF_DIR=$FABRIC_DIR/bpf
 		_fabric_py vq-load "$FABRIC_BPF_DIR" "$(_fabric_nslots)" "$rate" \
-			"$FABRIC_ECN_KMIN" "$FABRIC_ECN_KMAX" "$FABRIC_QLIMIT" &
+			"$FABRIC_ECN_KMIN" "$FABRIC_ECN_KMAX" "$FABRIC_QLIMIT" \
+			"$_FABRIC_TRIM_PORT" &
 		vq_pid=$!
 	fi
 	_fabric_phase prepare
@@ -934,6 +1070,8 @@ fabric_create() {
 	_fabric_log "base RTT ~$((FABRIC_RTT_US / 1000)).$((FABRIC_RTT_US % 1000 / 100)) ms, BDP $FABRIC_BDP B," \
 		"ECN mark at $FABRIC_ECN_KMIN..$FABRIC_ECN_KMAX B, queue limit $FABRIC_QLIMIT B," \
 		"($FABRIC_QLIMIT_PKTS packets), shaper $FABRIC_SHAPER"
+	[[ $_FABRIC_TRIM_PORT == 0 ]] ||
+		_fabric_log "switch trimming: MPDT DATA to UDP port $_FABRIC_TRIM_PORT is trimmed, not dropped"
 }
 
 # ---------------------------------------------------------------------------
@@ -1193,11 +1331,14 @@ fabric_link_packets() {
 #    "drops":N                        (qdisc drops + the marker's tail drops),
 #    "marked":N                       (CE marks: the marker's, or red's),
 #    "pdrop":N, "early":N             (tail drops, red's early drops),
+#    "trims":N                        (packets trimmed instead of dropped,
+#                                     FABRIC_TRIM=1; else 0),
 #    "rate_bps":N                     (the shaper's rate),
 #    "ingress_drops":N                (the blackhole filter on DEV, if any),
 #    "vq":{"backlog_bytes","kmin_bytes","limit_bytes","marks","drops",
-#          "packets"}                 (the marker's virtual queue: switch
-#                                     ports, FABRIC_SHAPER=netem),
+#          "packets","trims"}         (the marker's virtual queue: switch
+#                                     ports, FABRIC_SHAPER=netem; packets
+#                                     includes the trimmed ones),
 #    "qdiscs":[the tc -j -s qdisc objects]}
 fabric_queue_stats() {
 	local ns dev=$2 q f
