@@ -71,8 +71,11 @@ struct mpdt_lb_ops {
 	void (*on_ack)(struct mpdt_lb *lb, const struct mpdt_lb_ack *a);
 	/* A NACK (enum mpdt_nack_code @code) for a packet sent on @ev. */
 	void (*on_nack)(struct mpdt_lb *lb, u16 ev, u8 code, u64 now);
-	/* A packet sent on @ev was declared lost (RTO, probe, OOO count). */
-	void (*on_timeout)(struct mpdt_lb *lb, u16 ev, u64 now);
+	/* A packet sent on @ev was declared lost: by a retransmission
+	 * timeout (@rto), the slow detector of last resort, or sooner by a
+	 * probe or the out-of-order count.
+	 */
+	void (*on_loss)(struct mpdt_lb *lb, u16 ev, bool rto, u64 now);
 };
 
 extern const struct mpdt_lb_ops mpdt_lb_ecmp;

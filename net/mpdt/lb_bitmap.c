@@ -138,7 +138,7 @@ static void bitmap_on_nack(struct mpdt_lb *lb, u16 ev, u8 code, u64 now)
 		bitmap_update(lb->priv, ev, true);
 }
 
-static void bitmap_on_timeout(struct mpdt_lb *lb, u16 ev, u64 now)
+static void bitmap_on_loss(struct mpdt_lb *lb, u16 ev, bool rto, u64 now)
 {
 	bitmap_update(lb->priv, ev, true);
 }
@@ -150,5 +150,5 @@ const struct mpdt_lb_ops mpdt_lb_bitmap = {
 	.choose_ev	= bitmap_choose,
 	.on_ack		= bitmap_on_ack,
 	.on_nack	= bitmap_on_nack,
-	.on_timeout	= bitmap_on_timeout,
+	.on_loss	= bitmap_on_loss,
 };

@@ -290,7 +290,7 @@ static void prime_on_nack(struct mpdt_lb *lb, u16 ev, u8 code, u64 now)
 		prime_penalise(s, ev, s->nack_pct, false);
 }
 
-static void prime_on_timeout(struct mpdt_lb *lb, u16 ev, u64 now)
+static void prime_on_loss(struct mpdt_lb *lb, u16 ev, bool rto, u64 now)
 {
 	struct lb_prime *s = lb->priv;
 
@@ -304,5 +304,5 @@ const struct mpdt_lb_ops mpdt_lb_prime = {
 	.choose_ev	= prime_choose,
 	.on_ack		= prime_on_ack,
 	.on_nack	= prime_on_nack,
-	.on_timeout	= prime_on_timeout,
+	.on_loss	= prime_on_loss,
 };

@@ -29,8 +29,9 @@
  *  - Losses: an entropy whose packet was declared lost (RTO, probe, OOO
  *    count) is struck from the buffer: it is not reused until an ACK
  *    recycles it again.
- *  - Freezing: a timeout after exploration hints at a failed link rather
- *    than congestion (trims signal congestion).  For reps_freeze_us REPS
+ *  - Freezing: a retransmission timeout after exploration hints at a
+ *    failed link rather than congestion (trims signal congestion; so do,
+ *    in a fabric that drops instead, the losses the OOO count finds).  For reps_freeze_us REPS
  *    then stops exploring, since new entropies may hash onto the failure:
  *    it cycles through the buffered entropies, used up or not (but not
  *    the ones struck by a loss), as they are the last known to work.
@@ -218,13 +219,19 @@ static void reps_strike(struct lb_reps *s, u16 ev)
 	}
 }
 
-/* Losses while exploring are expected: new paths are untried. */
-static void reps_on_timeout(struct mpdt_lb *lb, u16 ev, u64 now)
+/* Every loss strikes its EV; only a retransmission timeout freezes.  A
+ * loss the OOO count or a probe found within an RTT or two is what a
+ * congested queue does without trimming; a timeout means nothing came
+ * back at all.  Losses while exploring are expected: new paths are
+ * untried.
+ */
+static void reps_on_loss(struct mpdt_lb *lb, u16 ev, bool rto, u64 now)
 {
 	struct lb_reps *s = lb->priv;
 
 	reps_strike(s, ev);
-	if (!s->freeze_ns || s->frozen || s->explore_armed || s->explore_left)
+	if (!rto || !s->freeze_ns || s->frozen || s->explore_armed ||
+	    s->explore_left)
 		return;
 	s->frozen = true;
 	s->frozen_until = now + s->freeze_ns;
@@ -236,5 +243,5 @@ const struct mpdt_lb_ops mpdt_lb_reps = {
 	.init		= reps_init,
 	.choose_ev	= reps_choose,
 	.on_ack		= reps_on_ack,
-	.on_timeout	= reps_on_timeout,
+	.on_loss	= reps_on_loss,
 };

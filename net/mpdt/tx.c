@@ -219,13 +219,13 @@ static void report_timeouts(struct mpdt_conn *c, u64 now)
 	u64 recent = now - min(now, c->rtt.srtt + c->rtt.srtt / 2);
 	u32 psn;
 
-	if (!c->lb.ops->on_timeout)
+	if (!c->lb.ops->on_loss)
 		return;
 	for (psn = c->sb.una; psn != c->sb.nxt; psn++) {
 		struct mpdt_sb_pkt *pkt = mpdt_sb_at(&c->sb, psn);
 
 		if (pkt->state == MPDT_SB_LOST && pkt->sent_ns <= recent)
-			c->lb.ops->on_timeout(&c->lb, pkt->ev, now);
+			c->lb.ops->on_loss(&c->lb, pkt->ev, false, now);
 	}
 }
 
@@ -353,9 +353,9 @@ static void on_rto(struct mpdt_conn *c, u64 now)
 	/* An RTO declares the whole window lost, but only the oldest packet
 	 * has certainly overstayed: its path is the one to blame.
 	 */
-	if (c->lb.ops->on_timeout && c->sb.una != c->sb.nxt)
-		c->lb.ops->on_timeout(&c->lb, mpdt_sb_at(&c->sb, c->sb.una)->ev,
-				      now);
+	if (c->lb.ops->on_loss && c->sb.una != c->sb.nxt)
+		c->lb.ops->on_loss(&c->lb, mpdt_sb_at(&c->sb, c->sb.una)->ev,
+				   true, now);
 	if (c->cc.ops->on_timeout)
 		c->cc.ops->on_timeout(&c->cc, now);
 }

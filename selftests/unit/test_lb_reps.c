@@ -184,10 +184,25 @@ TEST(reps_strikes_lost_entropies_from_the_buffer)
 
 	start(&t, 256);
 	explore_then_recycle(&t, 3);
-	t.lb.ops->on_timeout(&t.lb, 101, t.now);	/* freezes too */
+	unit_lb_timeout(&t.lb, t.now, 101);	/* freezes too */
 	EXPECT_STREQ("100 102 100 102", sends(&t, 4, buf, sizeof(buf)));
 	ack(&t, 101, false);
 	EXPECT_STREQ("100 102 101 100", sends(&t, 4, buf, sizeof(buf)));
+	unit_lb_stop(&t.lb);
+}
+
+/* A loss the OOO count or a probe found strikes its EV but does not
+ * freeze: without trimming that is how a congested queue loses packets.
+ */
+TEST(reps_freezes_only_on_a_retransmission_timeout)
+{
+	struct reps_test t;
+	char buf[128];
+
+	start(&t, 256);
+	explore_then_recycle(&t, 3);
+	t.lb.ops->on_loss(&t.lb, 101, false, t.now);
+	EXPECT_STREQ("100 102 110 111", sends(&t, 4, buf, sizeof(buf)));
 	unit_lb_stop(&t.lb);
 }
 

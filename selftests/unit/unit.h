@@ -403,8 +403,8 @@ static inline void unit_lb_nack(struct mpdt_lb *lb, u64 now, u16 ev, u8 code)
 
 static inline void unit_lb_timeout(struct mpdt_lb *lb, u64 now, u16 ev)
 {
-	if (lb->ops->on_timeout)
-		lb->ops->on_timeout(lb, ev, now);
+	if (lb->ops->on_loss)
+		lb->ops->on_loss(lb, ev, true, now);
 }
 
 /*
