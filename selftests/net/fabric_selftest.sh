@@ -408,6 +408,8 @@ log "leaf 1 -> h1-1 queue: $(cut -c1-220 <<<"$qs")..."
 log "goodputs $(printf '%.2f + %.2f' "$g1" "$g2") Mbit/s; CE marks on the port $((m1 - m0)); receiver InCEPkts $((ce1 - ce0))"
 check "CE-marked packets on the congested port" test $((m1 - m0)) -gt 0
 check "the receiver saw CE (IpExtInCEPkts)" test $((ce1 - ce0)) -gt 0
+check "no trimming without FABRIC_TRIM (trims 0)" \
+	test "$(sed -n 's/.*"trims":\([0-9]*\).*/\1/p' <<<"$qs")" == 0
 check "the two flows share the port (sum 0.6..1.0 x RATE)" \
 	in_range "$(calc "$g1 + $g2")" "$(calc "$RATE * 0.6")" "$RATE"
 
