@@ -24,8 +24,10 @@
  *    explore (the weakness PRIME §I points out).  A SACK that reports no
  *    CE mark at all since the previous one vouches for every packet it
  *    newly acknowledges, so each of their entropies is recycled, in PSN
- *    order.  If the receiver saw marks, only the echoed entropy is known
- *    to be clean.
+ *    order.  So does a SACK whose one mark is its own trigger (the
+ *    receiver SACKs at once on CE, ack_on_ce): all but the echoed packet
+ *    came through clean.  If the receiver saw other marks, only the
+ *    echoed entropy, if unmarked, is known to be clean.
  *  - Losses: an entropy whose packet was declared lost (RTO, probe, OOO
  *    count) is struck from the buffer: it is not reused until an ACK
  *    recycles it again.
@@ -192,19 +194,32 @@ static void reps_recycle_valid(struct mpdt_lb *lb, u16 ev)
 		reps_recycle(lb->priv, ev);
 }
 
+/* The SACK's marks are all on the packet it echoes (or there are none):
+ * every other packet it acknowledges came through unmarked.
+ */
+static bool reps_marks_accounted(const struct mpdt_lb_ack *a)
+{
+	return a->ce_count <= (a->ce ? 1 : 0);
+}
+
 static void reps_on_ack(struct mpdt_lb *lb, const struct mpdt_lb_ack *a)
 {
+	bool skip_echo = a->ce;
 	u16 i;
 
 	reps_thaw_if_due(lb->priv, a->now);
-	if (a->ce)
-		return;
-	if (a->ce_count || !a->acked_count) {
-		reps_recycle_valid(lb, a->ev);
+	if (!reps_marks_accounted(a) || !a->acked_count) {
+		if (!a->ce)
+			reps_recycle_valid(lb, a->ev);
 		return;
 	}
-	for (i = 0; i < a->acked_count; i++)
+	for (i = 0; i < a->acked_count; i++) {
+		if (skip_echo && a->acked_evs[i] == a->ev) {
+			skip_echo = false;	/* the marked one */
+			continue;
+		}
 		reps_recycle_valid(lb, a->acked_evs[i]);
+	}
 }
 
 static void reps_strike(struct lb_reps *s, u16 ev)

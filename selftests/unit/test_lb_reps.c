@@ -174,6 +174,31 @@ TEST(reps_recycles_only_the_echo_of_a_sack_reporting_marks)
 	unit_lb_stop(&t.lb);
 }
 
+/* A SACK sent at once for a CE mark (ack_on_ce): its only mark is the
+ * echoed packet's, so every other packet it acknowledges is clean.
+ */
+TEST(reps_recycles_all_but_the_marked_echo)
+{
+	static const u16 evs[] = { 103, 101, 108 };
+	struct reps_test t;
+	struct mpdt_lb_ack a;
+	char buf[128];
+
+	start(&t, 256);
+	explore_then_recycle(&t, 0);
+	a = (struct mpdt_lb_ack){
+		.now = t.now, .ev = 101, .ce = true, .ce_count = 1,
+		.acked_count = ARRAY_SIZE(evs), .acked_evs = evs,
+	};
+	t.lb.ops->on_ack(&t.lb, &a);
+	EXPECT_STREQ("103 108 110", sends(&t, 3, buf, sizeof(buf)));
+	/* Two marks: which other one was marked is unknown. */
+	a.ce_count = 2;
+	t.lb.ops->on_ack(&t.lb, &a);
+	EXPECT_EQ(111, send(&t, false));
+	unit_lb_stop(&t.lb);
+}
+
 /* A lost packet's EV leaves the buffer: neither the FIFO nor the frozen
  * cycle reuses it until a SACK recycles it again.
  */
