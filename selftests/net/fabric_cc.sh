@@ -1,0 +1,202 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# fabric_cc.sh - MPDT congestion control on the emulated leaf-spine fabric
+# (selftests/net/fabric.sh: 2 leaves x 4 hosts x 4 spines, 10 Mbit/s),
+# with mpdt-perf workloads (tools/perf/workload.sh):
+#   incast: 7 hosts send 1 MiB each (64 KiB messages) to one host, with
+#           strack and smartt: aggregate goodput >= 85% of the receiver's
+#           link, Jain's index of the flows' steady rates >= 0.9;
+#   oversubscribed: a permutation (8 flows) with every leaf's uplinks cut
+#           to one spine (4:1), strack and smartt: every flow completes
+#           intact and none is starved (slowest rate >= half the mean);
+#   partial: MCC's Figure 1 case: 3 hosts of leaf 1 send to leaf 2 over
+#           4 uplinks of which one runs at half rate: the slow path is
+#           congested (it marks), the fabric as a whole is not (30 Mbit/s
+#           offered, 35 of uplinks).  With mcc (and reps moving traffic
+#           off the marked path): aggregate goodput >= 85% of the 30
+#           Mbit/s, and MCC's window is not cut although the receivers
+#           count CE marks (mean final window >= its start); smartt and
+#           strack on the same fabric for comparison (reported).
+# PARTS (environment) picks parts: "incast oversub partial" by default.
+
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/fabric.sh"
+source "$REPO_ROOT/tools/perf/workload.sh"
+
+RATE=10
+PARTS=${PARTS:-incast oversub partial}
+CLI="$REPO_ROOT/tools/mpdt/mpdt"
+PERF="$REPO_ROOT/tools/perf/mpdt-perf"
+PORT=7700
+
+require_root
+[[ -x $CLI ]] || skip "no $CLI (run 'make tools')"
+[[ -x $PERF ]] || skip "no $PERF (run 'make tools')"
+# The configured base RTT is what the guest's RTT is under load, so that
+# the windows the papers size from the BDP can fill the links: 9 ms on the
+# idle fabric, about 20 ms with 10 Mbit/s crossing it (incast, the
+# oversubscribed permutation), about 30 ms with 30 Mbit/s (partial: set
+# per netns there) once TCG's vCPUs are busy forwarding.
+BASE_RTT_US=20000
+PARTIAL_RTT_US=30000
+mpdt_load link_mbps=$RATE base_rtt_us=$BASE_RTT_US rto_min_us=50000 \
+	max_retries=20
+fabric_create 2 4 4 "$RATE" 1
+fabric_cleanup_on_exit
+fabric_ev_routing "$(cat /sys/module/mpdt/parameters/entropy_base)" 4
+for ns in "${FABRIC_HOST_NS[@]}"; do
+	"$CLI" -n "$ns" param set prime-uplinks 4 >/dev/null ||
+		fail "cannot set prime-uplinks"
+done
+
+# workload NAME ARGS...: one mpdt-perf workload; RES = its result
+# directory (every process's JSON).
+workload() {
+	local name=$1 rc=0
+	shift
+	PORT=$((PORT + 1))
+	RES=$WORKDIR/$name
+	wl_main -q -r "$RATE" -p "$PORT" -o "$RES" -t 200 "$@" \
+		>"$RES.json" 2>"$RES.err" || rc=$?
+	log "$name: $(tail -n 1 "$RES.json")"
+	[[ $rc == 0 ]] || fail "$name: flows failed: $(cat "$RES.err")"
+}
+
+# The workload's goodput (all bytes over the makespan, Mbit/s), Jain's
+# index of the flows' steady rates, and the slowest steady rate over the
+# mean.  A flow's steady rate is what arrived between its first and its
+# last message (so its first message, the ramp-up and a late start are
+# left out): equal rates while the flows overlap give equal steady rates,
+# whichever flow started or ended first.
+rates() {
+	python3 - "$RES" <<'PY'
+import glob, json, sys
+
+def lines(pattern):
+    for f in glob.glob(pattern):
+        for line in open(f):
+            if line.startswith("{"):
+                yield json.loads(line)
+
+starts, msg = {}, {}
+for c in lines(sys.argv[1] + "/client-*.json"):
+    for f in c["flows"]:
+        starts[f["id"]] = f["t_start_ns"]
+        msg[f["id"]] = c["msg"]
+rates, total, end = [], 0, 0
+for s in lines(sys.argv[1] + "/server-*.json"):
+    for f in s["flows"]:
+        span = f["last_rx_ns"] - f["first_rx_ns"]
+        rates.append((f["bytes"] - msg[f["id"]]) * 8 / (span / 1e3))
+        total += f["bytes"]
+        end = max(end, f["last_rx_ns"])
+goodput = total * 8 / ((end - min(starts.values())) / 1e3)
+jain = sum(rates) ** 2 / (len(rates) * sum(x * x for x in rates))
+print("%.2f %.3f %.3f" % (goodput, jain, min(rates) / (sum(rates) / len(rates))))
+PY
+}
+
+# at_least LABEL VALUE FLOOR: VALUE >= FLOOR (decimals).
+at_least() {
+	assert_eq "$1 (>= $3)" 1 \
+		"$(python3 -c "print(int($2 >= $3))")"
+}
+
+incast() {
+	local cc goodput jain worst dst src=()
+	dst=$(wl_fabric_host 2 1)
+	for h in "1 1" "1 2" "1 3" "1 4" "2 2" "2 3" "2 4"; do
+		# shellcheck disable=SC2086 # two words: leaf and host
+		src+=("$(wl_fabric_host $h)")
+	done
+	for cc in strack smartt; do
+		workload "incast-$cc" -P mpdt --lb oblivious --cc "$cc" -s 1M -m 64K \
+			incast "$dst" "${src[@]}"
+		read -r goodput jain worst < <(rates)
+		log "incast $cc: goodput $goodput Mbit/s, Jain $jain, slowest/mean $worst"
+		at_least "incast $cc: goodput, % of the bottleneck" \
+			"$(python3 -c "print(100 * $goodput / $RATE)")" 85
+		at_least "incast $cc: Jain index" "$jain" 0.9
+	done
+}
+
+oversub() {
+	local cc goodput jain worst
+	fabric_oversubscribe 1 >/dev/null || fail "cannot oversubscribe"
+	for cc in strack smartt; do
+		workload "oversub-$cc" -P mpdt --lb oblivious --cc "$cc" -s 1M -m 64K \
+			fabric-permutation
+		read -r goodput jain worst < <(rates)
+		log "oversubscribed $cc: goodput $goodput Mbit/s, Jain $jain, slowest/mean $worst"
+		at_least "oversubscribed $cc: slowest flow's rate / mean" \
+			"$worst" 0.5
+	done
+	fabric_oversubscribe 4 >/dev/null || fail "cannot restore the spines"
+}
+
+# ce_marks: CE marks seen by the receiving hosts of leaf 2 so far.
+ce_marks() {
+	local i n=0
+	for ((i = 1; i <= 4; i++)); do
+		n=$((n + $(ip netns exec "$(fabric_host 2 "$i")" \
+			awk '$1 == "rx_ce" { print $2 }' /proc/net/mpdt_stats)))
+	done
+	echo "$n"
+}
+
+# MCC counts its window in messages of up to mcc-chunk-bytes (64 KB
+# chunks, §4), at most two BDPs: on this fabric (BDP 37.5 KB) that is one
+# message, a window nothing could cut.  8 KB chunks make it 4..9 of them.
+MCC_CHUNK=8192
+MCC_START=$(((RATE * PARTIAL_RTT_US / 8) / MCC_CHUNK * MCC_CHUNK))
+
+partial() {
+	local cc goodput jain worst ce0 ce1 cap pairs=() i
+	for ((i = 1; i <= 3; i++)); do
+		"$CLI" -n "$(fabric_host 1 "$i")" param set mcc-chunk-bytes \
+			"$MCC_CHUNK" base-rtt-us "$PARTIAL_RTT_US" >/dev/null ||
+			fail "cannot set mcc-chunk-bytes"
+	done
+	fabric_link_rate 1 2 $((RATE / 2)) up >/dev/null || fail "cannot slow the link"
+	cap=$((3 * RATE))
+	for ((i = 1; i <= 3; i++)); do
+		pairs+=("$(fabric_host 1 "$i"),$(fabric_host 2 "$i"),$(fabric_addr 2 "$i")")
+	done
+	for cc in mcc smartt strack; do
+		ce0=$(ce_marks)
+		workload "partial-$cc" -P mpdt --lb reps --cc "$cc" -s 2M \
+			-m "$MCC_CHUNK" pairs "${pairs[@]}"
+		ce1=$(ce_marks)
+		read -r goodput jain worst < <(rates)
+		log "partial $cc: goodput $goodput Mbit/s of $cap, Jain $jain, CE marks $((ce1 - ce0)), final windows $(cwnds)"
+		[[ $cc == mcc ]] || continue
+		at_least "partial mcc: goodput, % of what the hosts offer" \
+			"$(python3 -c "print(100 * $goodput / $cap)")" 85
+		assert_gt "partial mcc: the slow path marked packets" 0 \
+			"$((ce1 - ce0))"
+		at_least "partial mcc: mean final window, bytes (its start: not cut)" \
+			"$(cwnds | tr ' ' '\n' | awk '{ t += $1 } END { print int(t / NR) }')" \
+			"$MCC_START"
+	done
+	fabric_restore 1 2 >/dev/null || fail "cannot restore the link"
+}
+
+# The senders' final windows (MPDT_INFO's cwnd in mpdt-perf's JSON).
+cwnds() {
+	python3 - "$RES" <<'PY'
+import glob, json, sys
+w = []
+for f in sorted(glob.glob(sys.argv[1] + "/client-*.json")):
+    for line in open(f):
+        if line.startswith("{"):
+            for fl in json.loads(line).get("flows", []):
+                w.append(str(fl.get("cwnd", 0)))
+print(" ".join(w))
+PY
+}
+
+for part in $PARTS; do
+	"$part"
+done
+pass
