@@ -47,6 +47,8 @@
 #                       marker's trim(); needs FABRIC_SHAPER=netem).
 #                       Default 0: tail drop only, as before.
 #   FABRIC_TRIM_PORT    the UDP port of the MPDT packets to trim (4796)
+#   FABRIC_LOSS_PCT     random loss on every link, each direction, in %
+#                       (netem loss; decimals allowed; default 0)
 #   FABRIC_HOST_QLEN_PKTS  host NIC queue in packets (default: switch buffer)
 #   FABRIC_SHAPER       netem (default: netem rate + eBPF ECN marker) or tbf
 #                       (tbf + red; loses rate under TCG, for comparison)
@@ -674,7 +676,7 @@ _fabric_shaper_switch() {
 	if [[ $FABRIC_SHAPER == tbf ]]; then
 		echo "root handle 1: tbf rate ${1}mbit burst $(_fabric_tbf_burst "$1") limit $FABRIC_QLIMIT"
 	else
-		echo "root handle 1: netem rate ${1}mbit limit 100000"
+		echo "root handle 1: netem rate ${1}mbit limit 100000$FABRIC_LOSS"
 	fi
 }
 
@@ -683,11 +685,11 @@ _fabric_shaper_host() {
 	local d=
 	((FABRIC_DELAY > 0)) && d="delay $((2 * FABRIC_DELAY))ms "
 	if [[ $FABRIC_SHAPER == tbf ]]; then
-		echo "root handle 1: netem ${d}limit 10000"
+		echo "root handle 1: netem ${d}limit 10000$FABRIC_LOSS"
 		echo "parent 1:1 handle 2: tbf rate ${1}mbit burst $(_fabric_tbf_burst "$1")" \
 			"limit $((FABRIC_HOST_QLEN * _FABRIC_FRAME))"
 	else
-		echo "root handle 1: netem ${d}rate ${1}mbit limit $FABRIC_HOST_QLEN"
+		echo "root handle 1: netem ${d}rate ${1}mbit limit $FABRIC_HOST_QLEN$FABRIC_LOSS"
 	fi
 }
 
@@ -838,6 +840,11 @@ fabric_create() {
 	[[ $FABRIC_SHAPER == netem || $FABRIC_SHAPER == tbf ]] ||
 		_fabric_err "FABRIC_SHAPER must be netem or tbf" || return 1
 	_fabric_trim_config || return 1
+	FABRIC_LOSS=
+	if [[ -n ${FABRIC_LOSS_PCT:-} && ${FABRIC_LOSS_PCT} != 0 ]]; then
+		_fabric_num FABRIC_LOSS_PCT "$FABRIC_LOSS_PCT" || return 1
+		FABRIC_LOSS=" loss ${FABRIC_LOSS_PCT}%"
+	fi
 
 	# Base RTT between hosts on different leaves: the host links' delay
 	# twice each way, plus the serialization of a full-size packet and of

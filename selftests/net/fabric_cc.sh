@@ -4,7 +4,7 @@
 # fabric_cc.sh - MPDT congestion control on the emulated leaf-spine fabric
 # (selftests/net/fabric.sh: 2 leaves x 4 hosts x 4 spines, 10 Mbit/s),
 # with mpdt-perf workloads (tools/perf/workload.sh):
-#   incast: 7 hosts send 1 MiB each (64 KiB messages) to one host, with
+#   incast: 7 hosts send 2 MiB each (64 KiB messages) to one host, with
 #           strack and smartt: aggregate goodput >= 85% of the receiver's
 #           link, Jain's index of the flows' steady rates >= 0.9;
 #   oversubscribed: a permutation (8 flows) with every leaf's uplinks cut
@@ -63,38 +63,13 @@ workload() {
 	[[ $rc == 0 ]] || fail "$name: flows failed: $(cat "$RES.err")"
 }
 
-# The workload's goodput (all bytes over the makespan, Mbit/s), Jain's
-# index of the flows' steady rates, and the slowest steady rate over the
-# mean.  A flow's steady rate is what arrived between its first and its
-# last message (so its first message, the ramp-up and a late start are
-# left out): equal rates while the flows overlap give equal steady rates,
-# whichever flow started or ended first.
+# The workload's goodput (Mbit/s), Jain's index of the flows' steady
+# rates and the slowest over the mean (tools/perf/steady.py).
 rates() {
-	python3 - "$RES" <<'PY'
-import glob, json, sys
-
-def lines(pattern):
-    for f in glob.glob(pattern):
-        for line in open(f):
-            if line.startswith("{"):
-                yield json.loads(line)
-
-starts, msg = {}, {}
-for c in lines(sys.argv[1] + "/client-*.json"):
-    for f in c["flows"]:
-        starts[f["id"]] = f["t_start_ns"]
-        msg[f["id"]] = c["msg"]
-rates, total, end = [], 0, 0
-for s in lines(sys.argv[1] + "/server-*.json"):
-    for f in s["flows"]:
-        span = f["last_rx_ns"] - f["first_rx_ns"]
-        rates.append((f["bytes"] - msg[f["id"]]) * 8 / (span / 1e3))
-        total += f["bytes"]
-        end = max(end, f["last_rx_ns"])
-goodput = total * 8 / ((end - min(starts.values())) / 1e3)
-jain = sum(rates) ** 2 / (len(rates) * sum(x * x for x in rates))
-print("%.2f %.3f %.3f" % (goodput, jain, min(rates) / (sum(rates) / len(rates))))
-PY
+	python3 "$REPO_ROOT/tools/perf/steady.py" "$RES" | python3 -c '
+import json, sys
+s = json.load(sys.stdin)
+print(s["goodput_mbit"], s["jain"], s["min_over_mean"])'
 }
 
 # at_least LABEL VALUE FLOOR: VALUE >= FLOOR (decimals).
@@ -111,7 +86,7 @@ incast() {
 		src+=("$(wl_fabric_host $h)")
 	done
 	for cc in strack smartt; do
-		workload "incast-$cc" -P mpdt --lb oblivious --cc "$cc" -s 1M -m 64K \
+		workload "incast-$cc" -P mpdt --lb oblivious --cc "$cc" -s 2M -m 64K \
 			incast "$dst" "${src[@]}"
 		read -r goodput jain worst < <(rates)
 		log "incast $cc: goodput $goodput Mbit/s, Jain $jain, slowest/mean $worst"
@@ -135,14 +110,10 @@ oversub() {
 	fabric_oversubscribe 4 >/dev/null || fail "cannot restore the spines"
 }
 
-# ce_marks: CE marks seen by the receiving hosts of leaf 2 so far.
+# ce_marks: CE marks the hosts of leaf 2 have received so far.
 ce_marks() {
-	local i n=0
-	for ((i = 1; i <= 4; i++)); do
-		n=$((n + $(ip netns exec "$(fabric_host 2 "$i")" \
-			awk '$1 == "rx_ce" { print $2 }' /proc/net/mpdt_stats)))
-	done
-	echo "$n"
+	wl_mpdt_counter rx_ce "$(fabric_host 2 1)" "$(fabric_host 2 2)" \
+		"$(fabric_host 2 3)" "$(fabric_host 2 4)"
 }
 
 # MCC counts its window in messages of up to mcc-chunk-bytes (64 KB

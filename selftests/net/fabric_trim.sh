@@ -248,7 +248,7 @@ trimmed_incast trim4 4
 trimmed_incast trim6 6
 
 # Not MPDT DATA: UDP to another port with an MPDT-looking header, and to
-# port 4796 with version 0.  Two hosts at once overflow the port: tail
+# port 4796 with version 0.  Two hosts at once overflow a port: tail
 # drops, no trims.
 BLAST=$(cat <<'EOF'
 import os, socket, struct, sys, time
@@ -285,7 +285,9 @@ done
 sleep 1.5 # the queue drains
 port_delta "$before" "$(port_counters)"
 log "other UDP: ports trims/drops $PORT_LOG"
-assert_gt "other UDP: tail drops on the congested port" 0 "$PORT_DROPS"
+# Where the blast overflows depends on the hash: the receiver's port, or
+# an uplink both flows land on.
+assert_gt "other UDP: tail drops on the checked ports" 0 "$ALL_DROPS"
 assert_eq "other UDP: trims" 0 "$ALL_TRIMS"
 log "ok: UDP that is not MPDT DATA is dropped, not trimmed"
 

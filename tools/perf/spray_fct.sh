@@ -29,60 +29,8 @@ CC=${SPRAY_CC:-fixed}
 # (two BDPs gave 1.8x ideal where four give 1.5x).
 MPDT_PARAMS=${SPRAY_MPDT_PARAMS:-link_mbps=$RATE base_rtt_us=9000 fixed_cwnd=48000 rto_min_us=50000}
 OUT=${SPRAY_OUT:-${MPDT_RESULTS_DIR:-/tmp}/spray_fct}
-CLI=$REPO/tools/mpdt/mpdt
-ROWS=()
-
-log() {
-	printf '[%s] %s\n' "$(date +%T)" "$*" >&2
-}
-
-# shellcheck source=selftests/net/fabric.sh
-. "$REPO/selftests/net/fabric.sh"
-# shellcheck source=tools/perf/workload.sh
-. "$PERF_DIR/workload.sh"
-
-cleanup() {
-	fabric_destroy
-	sleep 1
-	rmmod mpdt 2>/dev/null
-}
-
-# cpu_ticks: busy and total jiffies of the guest so far (/proc/stat).
-cpu_ticks() {
-	awk '/^cpu / { t = 0; for (i = 2; i <= NF; i++) t += $i
-		print t - $5 - $6, t }' /proc/stat
-}
-
-# run NAME WORKLOAD-ARGS...: one workload into $OUT/NAME; a table row with
-# how busy the guest's CPUs were meanwhile (the emulated fabric's switches
-# run on them too: near 100%, the CPU, not the network, is the limit).
-run() {
-	local name=$1 rc=0 b0 t0 b1 t1
-	shift
-	log "$name: $*"
-	read -r b0 t0 < <(cpu_ticks)
-	wl_main -q -r "$RATE" -s "$SIZE" -o "$OUT/$name" --label "$name" \
-		-t 300 "$@" >"$OUT/$name.json" 2>"$OUT/$name.err" || rc=$?
-	read -r b1 t1 < <(cpu_ticks)
-	ROWS+=("$name $rc $(((b1 - b0) * 100 / (t1 - t0 + 1)))")
-	log "$name: $(tail -n 1 "$OUT/$name.json")"
-}
-
-# Every host gets a second..fourth address as MPTCP subflow endpoints:
-# four 5-tuples per connection, hashed onto (up to) four spines.
-mptcp_endpoints() {
-	local l i k a
-	for ((l = 1; l <= 2; l++)); do
-		for ((i = 1; i <= 4; i++)); do
-			fabric_exec "h$l-$i" ip mptcp limits set subflow 4 add_addr_accepted 4
-			for k in 3 4 5; do
-				a=10.$l.$i.$k
-				fabric_exec "h$l-$i" ip addr add "$a/24" dev eth0
-				fabric_exec "h$l-$i" ip mptcp endpoint add "$a" dev eth0 subflow
-			done
-		done
-	done
-}
+# shellcheck source=tools/perf/explib.sh
+. "$PERF_DIR/explib.sh"
 
 table() {
 	python3 - "$OUT" "$RATE" "${ROWS[@]}" <<'PY'
@@ -114,17 +62,8 @@ PY
 
 main() {
 	local lb
-	mkdir -p "$OUT" || exit 1
-	modprobe -a udp_tunnel ip6_udp_tunnel veth sch_netem || exit 1
-	# shellcheck disable=SC2086 # parameters are words
-	insmod "$REPO/net/mpdt/mpdt.ko" $MPDT_PARAMS || exit 1
-	trap cleanup EXIT
-	FABRIC_QUIET=1 fabric_create 2 4 4 "$RATE" 1 || exit 1
-	fabric_ev_routing "$(cat /sys/module/mpdt/parameters/entropy_base)" 4 ||
-		exit 1
-	for ns in "${FABRIC_HOST_NS[@]}"; do
-		"$CLI" -n "$ns" param set prime-uplinks 4 >/dev/null || exit 1
-	done
+	exp_setup "$MPDT_PARAMS" || exit 1
+	exp_fabric || exit 1
 	log "results in $OUT; 2x4x4 fabric, $RATE Mbit/s, flows of $SIZE; mpdt: $MPDT_PARAMS, cc $CC"
 	run mpdt-alone -P mpdt --lb oblivious --cc "$CC" \
 		pairs "$(fabric_host 1 1),$(fabric_host 2 1),$(fabric_addr 2 1)"

@@ -90,6 +90,19 @@ wl_fabric_hosts() {
 	done
 }
 
+# wl_mpdt_counter NAME NETNS...: an MPDT counter (/proc/net/mpdt_stats)
+# summed over the namespaces.
+wl_mpdt_counter() {
+	local name=$1 ns n sum=0
+	shift
+	for ns in "$@"; do
+		n=$(ip netns exec "$ns" awk -v k="$name" '$1 == k { print $2 }' \
+			/proc/net/mpdt_stats)
+		sum=$((sum + ${n:-0}))
+	done
+	echo "$sum"
+}
+
 # Fill WL_SRC/WL_DST/WL_ADDR (one entry per client process) from a pattern.
 _wl_pairs_permutation() {
 	local n=$# shift_by=${WL_SHIFT:-} i j

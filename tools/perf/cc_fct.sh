@@ -1,0 +1,164 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# cc_fct.sh - the congestion-control experiments (run as root in the test
+# VM, with the module and tools built), on selftests/net/fabric.sh's
+# 2 leaves x 4 hosts x 4 spines at 10 Mbit/s, every MPDT congestion control
+# beside TCP (and MPTCP) in one VM run:
+#   incast    7 -> 1, 1 MiB per flow: aggregate goodput, Jain's index of
+#             the steady rates, the bottleneck queue (the receiver's leaf
+#             port) sampled over time (mean and max backlog), its drops
+#             and when they happened;
+#   oversub   permutation (8 flows of 1 MiB) with each leaf's uplinks cut
+#             to one spine (4:1): max FCT / the oversubscribed ideal
+#             (4 flows share a 10 Mbit/s uplink: 4 x size / rate);
+#   partial   MCC's Figure 1 case: 3 hosts of leaf 1 -> leaf 2, one of the
+#             4 uplinks at half rate: goodput / the 30 Mbit/s offered,
+#             CE marks, the senders' final windows;
+#   loss      the permutation on a lossless fabric and on one with 1%
+#             random loss on every link and direction (FABRIC_LOSS_PCT):
+#             goodput with loss / goodput without.
+# Prints one table per experiment; the JSON stays in $OUT.
+#
+#   make module tools && tools/testing/vm/run.sh -t 2400 -- tools/perf/cc_fct.sh
+#
+# Environment: CC_EXPERIMENTS (default "incast oversub partial loss"),
+# CC_LIST (default "fixed strack smartt mcc"), CC_LBS (load balancing for
+# incast, default "oblivious reps"), CC_OUT (default
+# $MPDT_RESULTS_DIR/cc_fct or /tmp/cc_fct).
+set -uo pipefail
+
+PERF_DIR=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$PERF_DIR/../.." && pwd)
+RATE=10
+SIZE=1M
+EXPERIMENTS=${CC_EXPERIMENTS:-incast oversub partial loss}
+CCS=${CC_LIST:-fixed strack smartt mcc}
+LBS=${CC_LBS:-oblivious reps}
+OUT=${CC_OUT:-${MPDT_RESULTS_DIR:-/tmp}/cc_fct}
+CLI=$REPO/tools/mpdt/mpdt
+# As in selftests/net/fabric_cc.sh: the configured base RTT is the guest's
+# RTT under load (20 ms with 10 Mbit/s crossing the fabric, 30 ms with
+# 30); fixed runs one such BDP; MCC counts 8 KB messages (its 64 KB
+# chunks would make a window of one message at this BDP).
+MPDT_PARAMS="link_mbps=$RATE base_rtt_us=20000 rto_min_us=50000 max_retries=20 mcc_chunk_bytes=8192"
+MSG=8K
+
+# shellcheck source=tools/perf/explib.sh
+. "$PERF_DIR/explib.sh"
+
+# sample_queue NODE DEV FILE &: "seconds backlog_bytes drops" lines,
+# every 0.2 s, until killed.
+sample_queue() {
+	local t0
+	t0=$(date +%s.%N)
+	while :; do
+		fabric_queue_stats "$1" "$2" | python3 -c '
+import json, sys, time
+q = json.load(sys.stdin)
+print("%.2f %d %d" % (time.time() - float(sys.argv[1]),
+                      q["backlog_bytes"], q["drops"]))' "$t0" >>"$3"
+		sleep 0.2
+	done
+}
+
+# ce_marks: CE marks the hosts of leaf 2 have received so far.
+ce_marks() {
+	wl_mpdt_counter rx_ce "$(fabric_host 2 1)" "$(fabric_host 2 2)" \
+		"$(fabric_host 2 3)" "$(fabric_host 2 4)"
+}
+
+# ccrun NAME PROTO-ARGS... -- WORKLOAD: run() with the queue in front of
+# host 2-1 sampled (NAME.queue) and the CE marks counted (NAME.ce).
+ccrun() {
+	local name=$1 spid ce0
+	shift
+	ce0=$(ce_marks)
+	sample_queue "$(fabric_leaf 2)" h1 "$OUT/$name.queue" &
+	spid=$!
+	run "$name" -m "$MSG" "$@"
+	kill "$spid" 2>/dev/null
+	wait "$spid" 2>/dev/null
+	echo $(($(ce_marks) - ce0)) >"$OUT/$name.ce"
+}
+
+# report KIND [PREFIX]: the table of one experiment (cc_report.py), over
+# the runs whose names start with PREFIX (default KIND).
+report() {
+	local kind=$1 prefix=${2:-$1} row names=()
+	for row in "${ROWS[@]}"; do
+		[[ $row == "$prefix"-* ]] && names+=("${row%% *}")
+	done
+	python3 "$PERF_DIR/cc_report.py" --out "$OUT" --rate "$RATE" \
+		--size "$SIZE" "$kind" "${names[@]}"
+}
+
+# each CC (and LB) as MPDT, then TCP: the runs of one experiment.
+ccs_and_tcp() {
+	local exp=$1 lb=$2 cc
+	shift 2
+	for cc in $CCS; do
+		ccrun "$exp-$cc-$lb" -P mpdt --lb "$lb" --cc "$cc" "$@"
+	done
+	ccrun "$exp-tcp" -P tcp "$@"
+}
+
+exp_incast() {
+	local lb dst h src=()
+	dst=$(wl_fabric_host 2 1)
+	for h in "1 1" "1 2" "1 3" "1 4" "2 2" "2 3" "2 4"; do
+		# shellcheck disable=SC2086 # two words: leaf and host
+		src+=("$(wl_fabric_host $h)")
+	done
+	for lb in $LBS; do
+		ccs_and_tcp incast "$lb" incast "$dst" "${src[@]}"
+	done
+	mptcp_endpoints
+	ccrun incast-mptcp -P mptcp incast "$dst" "${src[@]}"
+	report incast
+}
+
+exp_oversub() {
+	fabric_oversubscribe 1 >/dev/null || return 1
+	ccs_and_tcp oversub oblivious fabric-permutation
+	fabric_oversubscribe 4 >/dev/null || return 1
+	report oversub
+}
+
+# MCC's Figure 1 case; the senders' base RTT is the guest's at 30 Mbit/s.
+exp_partial() {
+	local i pairs=()
+	for ((i = 1; i <= 3; i++)); do
+		pairs+=("$(fabric_host 1 "$i"),$(fabric_host 2 "$i"),$(fabric_addr 2 "$i")")
+		"$CLI" -n "$(fabric_host 1 "$i")" param set base-rtt-us 30000 \
+			>/dev/null || return 1
+	done
+	fabric_link_rate 1 2 $((RATE / 2)) up >/dev/null || return 1
+	SIZE=2M ccs_and_tcp partial reps pairs "${pairs[@]}"
+	fabric_restore 1 2 >/dev/null || return 1
+	for ((i = 1; i <= 3; i++)); do
+		"$CLI" -n "$(fabric_host 1 "$i")" param set base-rtt-us 20000 \
+			>/dev/null || return 1
+	done
+	report partial
+}
+
+exp_loss() {
+	ccs_and_tcp loss-clean oblivious fabric-permutation
+	fabric_destroy
+	FABRIC_LOSS_PCT=1 exp_fabric || return 1
+	ccs_and_tcp loss-1pct oblivious fabric-permutation
+	report loss
+}
+
+main() {
+	local e
+	exp_setup "$MPDT_PARAMS" || exit 1
+	exp_fabric || exit 1
+	log "results in $OUT; 2x4x4 fabric, $RATE Mbit/s; mpdt: $MPDT_PARAMS"
+	for e in $EXPERIMENTS; do
+		"exp_$e"
+	done
+}
+
+main "$@"

@@ -1,0 +1,85 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# explib.sh - what the fabric experiments (spray_fct.sh, cc_fct.sh) share;
+# sourced, after REPO, PERF_DIR, RATE, SIZE and OUT are set.  Runs as root
+# in the test VM.  Defines: log, exp_setup MODPARAMS, cpu_ticks, run NAME
+# ARGS... (one workload.sh workload; ROWS gets "NAME RC CPU%"),
+# exp_fabric, mptcp_endpoints.
+
+ROWS=()
+
+log() {
+	printf '[%s] %s\n' "$(date +%T)" "$*" >&2
+}
+
+# shellcheck source=selftests/net/fabric.sh
+. "$REPO/selftests/net/fabric.sh"
+# shellcheck source=tools/perf/workload.sh
+. "$PERF_DIR/workload.sh"
+
+_exp_cleanup() {
+	fabric_destroy
+	sleep 1
+	rmmod mpdt 2>/dev/null
+}
+
+# exp_setup MODPARAMS: load MPDT with MODPARAMS; the fabric goes at exit.
+exp_setup() {
+	mkdir -p "$OUT" || return 1
+	modprobe -a udp_tunnel ip6_udp_tunnel veth sch_netem || return 1
+	# shellcheck disable=SC2086 # parameters are words
+	insmod "$REPO/net/mpdt/mpdt.ko" $1 || return 1
+	trap _exp_cleanup EXIT
+}
+
+# exp_fabric: the 2x4x4 fabric at RATE with PRIME's EV-aware leaves
+# (fabric_ev_routing, prime-uplinks 4 in every host).
+exp_fabric() {
+	local ns
+	FABRIC_QUIET=1 fabric_create 2 4 4 "$RATE" 1 || return 1
+	fabric_ev_routing "$(cat /sys/module/mpdt/parameters/entropy_base)" 4 ||
+		return 1
+	for ns in "${FABRIC_HOST_NS[@]}"; do
+		"$REPO/tools/mpdt/mpdt" -n "$ns" param set prime-uplinks 4 \
+			>/dev/null || return 1
+	done
+}
+
+# cpu_ticks: busy and total jiffies of the guest so far (/proc/stat).
+cpu_ticks() {
+	awk '/^cpu / { t = 0; for (i = 2; i <= NF; i++) t += $i
+		print t - $5 - $6, t }' /proc/stat
+}
+
+# run NAME WORKLOAD-ARGS...: one workload into $OUT/NAME; a row in ROWS
+# with how busy the guest's CPUs were meanwhile (the emulated fabric's
+# switches run on them too: near 100%, the CPU, not the network, is the
+# limit).
+run() {
+	local name=$1 rc=0 b0 t0 b1 t1
+	shift
+	log "$name: $*"
+	read -r b0 t0 < <(cpu_ticks)
+	wl_main -q -r "$RATE" -s "$SIZE" -o "$OUT/$name" --label "$name" \
+		-t 300 "$@" >"$OUT/$name.json" 2>"$OUT/$name.err" || rc=$?
+	read -r b1 t1 < <(cpu_ticks)
+	ROWS+=("$name $rc $(((b1 - b0) * 100 / (t1 - t0 + 1)))")
+	log "$name: $(tail -n 1 "$OUT/$name.json")"
+}
+
+# Every host gets a second..fourth address as MPTCP subflow endpoints:
+# four 5-tuples per connection, hashed onto (up to) four spines.
+mptcp_endpoints() {
+	local l i k a
+	for ((l = 1; l <= 2; l++)); do
+		for ((i = 1; i <= 4; i++)); do
+			fabric_exec "h$l-$i" ip mptcp limits set subflow 4 add_addr_accepted 4
+			for k in 3 4 5; do
+				a=10.$l.$i.$k
+				fabric_exec "h$l-$i" ip addr add "$a/24" dev eth0
+				fabric_exec "h$l-$i" ip mptcp endpoint add "$a" dev eth0 subflow
+			done
+		done
+	done
+}
