@@ -47,17 +47,21 @@ MSG=8K
 # shellcheck source=tools/perf/explib.sh
 . "$PERF_DIR/explib.sh"
 
-# sample_queue NODE DEV FILE &: "seconds backlog_bytes drops" lines,
-# every 0.2 s, until killed.
+# sample_queue NODE DEV FILE &: "time backlog drops" lines (time in
+# CLOCK_REALTIME seconds, as mpdt-perf's; backlog as tc prints it, 47K
+# for 47 KiB), until killed: the backlog
+# from tc every 0.2 s (cheap), the drops, which the eBPF marker counts,
+# from fabric_queue_stats every second (a python start: costly in TCG).
 sample_queue() {
-	local t0
-	t0=$(date +%s.%N)
+	local ns i=0 drops=0
+	ns=$(fabric_ns "$1")
 	while :; do
-		fabric_queue_stats "$1" "$2" | python3 -c '
-import json, sys, time
-q = json.load(sys.stdin)
-print("%.2f %d %d" % (time.time() - float(sys.argv[1]),
-                      q["backlog_bytes"], q["drops"]))' "$t0" >>"$3"
+		if ((i++ % 5 == 0)); then
+			drops=$(fabric_queue_stats "$1" "$2" |
+				python3 -c 'import json, sys; print(json.load(sys.stdin)["drops"])')
+		fi
+		echo "$(date +%s.%N) $(tc -n "$ns" -s qdisc show dev "$2" |
+			awk '$1 == "backlog" { sub("b$", "", $2); print $2; exit }') $drops" >>"$3"
 		sleep 0.2
 	done
 }
@@ -68,17 +72,22 @@ ce_marks() {
 		"$(fabric_host 2 3)" "$(fabric_host 2 4)"
 }
 
-# ccrun NAME PROTO-ARGS... -- WORKLOAD: run() with the queue in front of
-# host 2-1 sampled (NAME.queue) and the CE marks counted (NAME.ce).
+# ccrun NAME ARGS...: run() with the CE marks counted (NAME.ce) and, if
+# SAMPLE_QUEUE=1, the queue in front of host 2-1 sampled (NAME.queue):
+# only for the incast, as sampling costs the guest CPU time.
 ccrun() {
-	local name=$1 spid ce0
+	local name=$1 spid='' ce0
 	shift
 	ce0=$(ce_marks)
-	sample_queue "$(fabric_leaf 2)" h1 "$OUT/$name.queue" &
-	spid=$!
+	if [[ ${SAMPLE_QUEUE:-0} == 1 ]]; then
+		sample_queue "$(fabric_leaf 2)" h1 "$OUT/$name.queue" &
+		spid=$!
+	fi
 	run "$name" -m "$MSG" "$@"
-	kill "$spid" 2>/dev/null
-	wait "$spid" 2>/dev/null
+	if [[ -n $spid ]]; then
+		kill "$spid" 2>/dev/null
+		wait "$spid" 2>/dev/null
+	fi
 	echo $(($(ce_marks) - ce0)) >"$OUT/$name.ce"
 }
 
@@ -93,14 +102,13 @@ report() {
 		--size "$SIZE" "$kind" "${names[@]}"
 }
 
-# each CC (and LB) as MPDT, then TCP: the runs of one experiment.
-ccs_and_tcp() {
+# ccs EXP LB WORKLOAD...: the workload over MPDT with each CC and LB.
+ccs() {
 	local exp=$1 lb=$2 cc
 	shift 2
 	for cc in $CCS; do
 		ccrun "$exp-$cc-$lb" -P mpdt --lb "$lb" --cc "$cc" "$@"
 	done
-	ccrun "$exp-tcp" -P tcp "$@"
 }
 
 exp_incast() {
@@ -111,16 +119,18 @@ exp_incast() {
 		src+=("$(wl_fabric_host $h)")
 	done
 	for lb in $LBS; do
-		ccs_and_tcp incast "$lb" incast "$dst" "${src[@]}"
+		SAMPLE_QUEUE=1 ccs incast "$lb" incast "$dst" "${src[@]}"
 	done
+	SAMPLE_QUEUE=1 ccrun incast-tcp -P tcp incast "$dst" "${src[@]}"
 	mptcp_endpoints
-	ccrun incast-mptcp -P mptcp incast "$dst" "${src[@]}"
+	SAMPLE_QUEUE=1 ccrun incast-mptcp -P mptcp incast "$dst" "${src[@]}"
 	report incast
 }
 
 exp_oversub() {
 	fabric_oversubscribe 1 >/dev/null || return 1
-	ccs_and_tcp oversub oblivious fabric-permutation
+	ccs oversub oblivious fabric-permutation
+	ccrun oversub-tcp -P tcp fabric-permutation
 	fabric_oversubscribe 4 >/dev/null || return 1
 	report oversub
 }
@@ -134,7 +144,8 @@ exp_partial() {
 			>/dev/null || return 1
 	done
 	fabric_link_rate 1 2 $((RATE / 2)) up >/dev/null || return 1
-	SIZE=2M ccs_and_tcp partial reps pairs "${pairs[@]}"
+	SIZE=2M ccs partial reps pairs "${pairs[@]}"
+	SIZE=2M ccrun partial-tcp -P tcp pairs "${pairs[@]}"
 	fabric_restore 1 2 >/dev/null || return 1
 	for ((i = 1; i <= 3; i++)); do
 		"$CLI" -n "$(fabric_host 1 "$i")" param set base-rtt-us 20000 \
@@ -144,10 +155,12 @@ exp_partial() {
 }
 
 exp_loss() {
-	ccs_and_tcp loss-clean oblivious fabric-permutation
+	ccs loss-clean oblivious fabric-permutation
+	ccrun loss-clean-tcp -P tcp fabric-permutation
 	fabric_destroy
 	FABRIC_LOSS_PCT=1 exp_fabric || return 1
-	ccs_and_tcp loss-1pct oblivious fabric-permutation
+	ccs loss-1pct oblivious fabric-permutation
+	ccrun loss-1pct-tcp -P tcp fabric-permutation
 	report loss
 }
 

@@ -36,23 +36,33 @@ def load(out, name):
     r["queue"] = []
     try:
         with open(os.path.join(out, name + ".queue")) as f:
-            r["queue"] = [tuple(float(x) for x in l.split())
-                          for l in f if len(l.split()) == 3]
-    except OSError:
+            r["queue"] = [(float(t), tc_bytes(b), int(d)) for t, b, d in
+                          (l.split() for l in f if len(l.split()) == 3)]
+    except (OSError, ValueError):
         pass
     try:
         with open(os.path.join(out, name + ".ce")) as f:
             r["ce"] = int(f.read().strip() or 0)
     except (OSError, ValueError):
         r["ce"] = None
-    cwnds = []
+    cwnds, starts = [], []
     for c in glob.glob(os.path.join(out, name, "client-*.json")):
         with open(c) as f:
-            for f_ in last_json(f.read()).get("flows", []):
-                if "cwnd" in f_:
-                    cwnds.append(f_["cwnd"])
+            for flow in last_json(f.read()).get("flows", []):
+                starts.append(flow["t_start_ns"] / 1e9)
+                if "cwnd" in flow:
+                    cwnds.append(flow["cwnd"])
     r["cwnd_mean"] = sum(cwnds) / len(cwnds) if cwnds else None
+    # Queue samples from the first byte handed to a socket on.
+    t0 = min(starts) if starts else 0
+    r["queue"] = [(t - t0, b, d) for t, b, d in r["queue"] if t >= t0]
     return r
+
+
+def tc_bytes(s):
+    """tc's backlog: 1234, 47K or 1.2M (bytes, powers of 1024)."""
+    mult = {"K": 1 << 10, "M": 1 << 20}
+    return float(s[:-1]) * mult[s[-1]] if s[-1] in mult else float(s)
 
 
 def size_bytes(s):
@@ -97,8 +107,8 @@ def incast(rows, a):
             [fmt(r["fct"].get("retransmits"), "%d"), status(r)]))
     print("(goodput: all bytes over the makespan, Mbit/s; jain: of the "
           "flows' steady rates;\n q_*: backlog of the port to the receiver, "
-          "sampled every 0.2 s; 1st_s/last_s: first and last\n sample "
-          "interval with drops, seconds from the start)")
+          "sampled every 0.2 s; drops counted every second;\n 1st_s/last_s: "
+          "the first and the last second with drops, from the first byte)")
 
 
 def oversub(rows, a):

@@ -45,6 +45,9 @@
 #include <linux/mptcp.h>
 #include <linux/mpdt.h>
 
+/* How long an MPDT server keeps its socket after the last flow. */
+#define SRV_MPDT_DRAIN_MS	3000
+
 #ifndef IPPROTO_MPTCP
 #define IPPROTO_MPTCP	262
 #endif
@@ -610,6 +613,13 @@ static void srv_dgram_loop(int64_t deadline)
 		srv_datagram(buf, n, now_ns(), &from);
 	}
 	free(buf);
+	/* MPDT has no TIME_WAIT yet: the kernel acknowledges a sender's
+	 * retransmissions only while the socket is open, and a sender whose
+	 * last SACKs were lost would retry into a closed port until it
+	 * fails, although every byte arrived.  Stay a while.
+	 */
+	if (cfg.proto == P_MPDT && srv_finished() && !stop)
+		usleep(SRV_MPDT_DRAIN_MS * 1000);
 	close(fd);
 }
 
