@@ -4,7 +4,7 @@
 # cc_fct.sh - the congestion-control experiments (run as root in the test
 # VM, with the module and tools built), on selftests/net/fabric.sh's
 # 2 leaves x 4 hosts x 4 spines at 10 Mbit/s, every MPDT congestion control
-# beside TCP (and MPTCP) in one VM run:
+# beside TCP and MPTCP (4 subflows) in one VM run:
 #   incast    7 -> 1, 1 MiB per flow: aggregate goodput, Jain's index of
 #             the steady rates, the bottleneck queue (the receiver's leaf
 #             port) sampled over time (mean and max backlog), its drops
@@ -111,6 +111,13 @@ ccs() {
 	done
 }
 
+# mptcp_once: MPTCP's subflow endpoints, on the first call per fabric.
+mptcp_once() {
+	[[ ${MPTCP_FABRIC:-} == "$FABRIC_PREFIX" ]] && return 0
+	mptcp_endpoints
+	MPTCP_FABRIC=$FABRIC_PREFIX
+}
+
 exp_incast() {
 	local lb dst h src=()
 	dst=$(wl_fabric_host 2 1)
@@ -122,7 +129,7 @@ exp_incast() {
 		SAMPLE_QUEUE=1 ccs incast "$lb" incast "$dst" "${src[@]}"
 	done
 	SAMPLE_QUEUE=1 ccrun incast-tcp -P tcp incast "$dst" "${src[@]}"
-	mptcp_endpoints
+	mptcp_once
 	SAMPLE_QUEUE=1 ccrun incast-mptcp -P mptcp incast "$dst" "${src[@]}"
 	report incast
 }
@@ -131,6 +138,8 @@ exp_oversub() {
 	fabric_oversubscribe 1 >/dev/null || return 1
 	ccs oversub oblivious fabric-permutation
 	ccrun oversub-tcp -P tcp fabric-permutation
+	mptcp_once
+	ccrun oversub-mptcp -P mptcp fabric-permutation
 	fabric_oversubscribe 4 >/dev/null || return 1
 	report oversub
 }
@@ -146,6 +155,8 @@ exp_partial() {
 	fabric_link_rate 1 2 $((RATE / 2)) up >/dev/null || return 1
 	SIZE=2M ccs partial reps pairs "${pairs[@]}"
 	SIZE=2M ccrun partial-tcp -P tcp pairs "${pairs[@]}"
+	mptcp_once
+	SIZE=2M ccrun partial-mptcp -P mptcp pairs "${pairs[@]}"
 	fabric_restore 1 2 >/dev/null || return 1
 	for ((i = 1; i <= 3; i++)); do
 		"$CLI" -n "$(fabric_host 1 "$i")" param set base-rtt-us 20000 \
@@ -157,10 +168,14 @@ exp_partial() {
 exp_loss() {
 	ccs loss-clean oblivious fabric-permutation
 	ccrun loss-clean-tcp -P tcp fabric-permutation
+	mptcp_once
+	ccrun loss-clean-mptcp -P mptcp fabric-permutation
 	fabric_destroy
 	FABRIC_LOSS_PCT=1 exp_fabric || return 1
 	ccs loss-1pct oblivious fabric-permutation
 	ccrun loss-1pct-tcp -P tcp fabric-permutation
+	mptcp_once
+	ccrun loss-1pct-mptcp -P mptcp fabric-permutation
 	report loss
 }
 
