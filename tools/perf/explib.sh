@@ -24,10 +24,16 @@ _exp_cleanup() {
 	rmmod mpdt 2>/dev/null
 }
 
-# exp_setup MODPARAMS: load MPDT with MODPARAMS; the fabric goes at exit.
+# exp_setup MODPARAMS: load MPDT with MODPARAMS (unloading a copy left by
+# an earlier step: the parameters matter); the fabric goes at exit.
 exp_setup() {
+	local i
 	mkdir -p "$OUT" || return 1
 	modprobe -a udp_tunnel ip6_udp_tunnel veth sch_netem || return 1
+	for ((i = 0; i < 50; i++)); do
+		lsmod | grep -q '^mpdt ' || break
+		rmmod mpdt 2>/dev/null || sleep 0.2
+	done
 	# shellcheck disable=SC2086 # parameters are words
 	insmod "$REPO/net/mpdt/mpdt.ko" $1 || return 1
 	trap _exp_cleanup EXIT
