@@ -50,17 +50,11 @@ static int algo_show(struct ctx *ctx)
 
 int do_algo(struct ctx *ctx, int argc, char **argv)
 {
-	static const char *const verbs[] = { "show", "help" };
+	int status;
 
-	switch (match_verb(&argc, &argv, verbs, ARRAY_SIZE(verbs))) {
-	case 0:
-		if (argc)
-			return usage_error("algo show takes no arguments");
-		return algo_show(ctx);
-	case 1:
-		print_usage(false);
-		return EXIT_SUCCESS;
-	default:
-		return usage_hint();
-	}
+	if (!match_show(&argc, &argv, &status))
+		return status;
+	if (argc)
+		return usage_error("algo show takes no arguments");
+	return algo_show(ctx);
 }

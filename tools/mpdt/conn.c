@@ -216,19 +216,11 @@ static int parse_show_args(int argc, char **argv, struct peer *p)
 
 int do_conn(struct ctx *ctx, int argc, char **argv)
 {
-	static const char *const verbs[] = { "show", "help" };
 	struct peer peer;
 	int err;
 
-	switch (match_verb(&argc, &argv, verbs, ARRAY_SIZE(verbs))) {
-	case 0:
-		break;
-	case 1:
-		print_usage(false);
-		return EXIT_SUCCESS;
-	default:
-		return usage_hint();
-	}
+	if (!match_show(&argc, &argv, &err))
+		return err;
 	err = parse_show_args(argc, argv, &peer);
 	return err ? err : conn_show(ctx, &peer);
 }

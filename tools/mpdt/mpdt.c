@@ -120,6 +120,23 @@ int match_verb(int *argc, char ***argv, const char *const *verbs, size_t n)
 	return verb;
 }
 
+bool match_show(int *argc, char ***argv, int *status)
+{
+	static const char *const verbs[] = { "show", "help" };
+
+	switch (match_verb(argc, argv, verbs, ARRAY_SIZE(verbs))) {
+	case 0:
+		return true;
+	case 1:
+		print_usage(false);
+		*status = EXIT_SUCCESS;
+		return false;
+	default:
+		*status = usage_hint();
+		return false;
+	}
+}
+
 static int enter_netns(const char *name)
 {
 	char path[PATH_MAX];

@@ -27,6 +27,11 @@ int match_word(const char *word, const char *const *words, size_t n,
 	       const char *what);
 /* The verb at argv[0] (consumed); "show" (0) if none, or an option. */
 int match_verb(int *argc, char ***argv, const char *const *verbs, size_t n);
+/* Objects whose verbs are only "show" (the default) and "help": true to go
+ * on showing; else *status is the exit status (help printed, or a usage
+ * error).
+ */
+bool match_show(int *argc, char ***argv, int *status);
 
 int do_param(struct ctx *ctx, int argc, char **argv);
 int do_stats(struct ctx *ctx, int argc, char **argv);

@@ -108,17 +108,10 @@ static int stats_show(struct ctx *ctx)
 
 int do_stats(struct ctx *ctx, int argc, char **argv)
 {
-	static const char *const verbs[] = { "show", "help" };
+	int status;
 
-	switch (match_verb(&argc, &argv, verbs, ARRAY_SIZE(verbs))) {
-	case 0:
-		break;
-	case 1:
-		print_usage(false);
-		return EXIT_SUCCESS;
-	default:
-		return usage_hint();
-	}
+	if (!match_show(&argc, &argv, &status))
+		return status;
 	for (; argc; argc--, argv++) {
 		if (strcmp(*argv, "-s") && strcmp(*argv, "--stats"))
 			return usage_error("stats show takes only -s, not \"%s\"",
