@@ -29,13 +29,25 @@ UNIT_BINS  := $(patsubst selftests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRCS))
 NET_TOOLS  := selftests/net/mpdt_msg selftests/net/sockapi
 PERF_TOOLS := tools/perf/mpdt-perf
 
+# libFuzzer targets of the pure core (selftests/fuzz/): clang, ASan, UBSan.
+FUZZ_CC    ?= clang
+FUZZ_SRCS  := $(wildcard selftests/fuzz/fuzz_*.c)
+FUZZ_BINS  := $(patsubst selftests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
+FUZZ_CFLAGS := -g -O1 -Wall -Wextra -Werror -Wno-unused-parameter \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+		-fno-omit-frame-pointer -I$(UAPI) -I$(CORE_DIR) \
+		-Iselftests/fuzz -I$(BUILD)/fuzz
+# Seconds per target: `make fuzz` (long runs) and `make check` (the floor).
+FUZZ_SECONDS ?= 600
+FUZZ_CHECK_SECONDS ?= 60
+
 DEPS_PKGS  := linux-image-amd64 linux-headers-amd64 linux-source-6.1 \
 		qemu-system-x86 busybox-static iproute2 ethtool iperf3 \
 		libmnl-dev sparse socat python3 python3-yaml kmod cpio gcc \
-		make bc libc6-dev mptcpize xz-utils
+		make bc libc6-dev mptcpize xz-utils clang libclang-rt-14-dev
 
 .PHONY: all module tools unit check run demo perf deps vm-shell checkpatch \
-	sparse install clean ksrc
+	sparse install clean ksrc fuzz fuzz-build fuzz-check
 
 all: module tools
 
@@ -82,6 +94,32 @@ $(BUILD)/unit/%: selftests/unit/%.c $(CORE_SRCS) $(wildcard $(CORE_DIR)/*.h) \
 unit: $(UNIT_BINS)
 	tools/testing/check.sh --unit-only
 
+# The module's default parameters, for the fuzzers: the initializer of
+# mpdt_default_params in main.c, so the two never drift apart.
+$(BUILD)/fuzz/default_params.h: $(CORE_DIR)/main.c
+	@mkdir -p $(dir $@)
+	{ echo '/* Generated from $< by the Makefile. */'; \
+	  sed -n '/^struct mpdt_params mpdt_default_params = {/,/^};/p' $< | \
+	  sed 's/^struct mpdt_params mpdt_default_params/static const struct mpdt_params fuzz_default_params/'; \
+	} >$@.tmp
+	grep -q fuzz_default_params $@.tmp && mv $@.tmp $@
+
+$(BUILD)/fuzz/fuzz_%: selftests/fuzz/fuzz_%.c selftests/fuzz/fuzz.h \
+		$(CORE_SRCS) $(wildcard $(CORE_DIR)/*.h) \
+		$(BUILD)/fuzz/default_params.h
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(CORE_SRCS)
+
+fuzz-build: $(FUZZ_BINS)
+
+# Every fuzz target for FUZZ_CHECK_SECONDS (what `make check` runs), or
+# for FUZZ_SECONDS (long runs); corpora in build/fuzz/corpus/, crashes in
+# build/fuzz-crashes/.
+fuzz-check: $(FUZZ_BINS)
+	MPDT_FUZZ_SECONDS=$(FUZZ_CHECK_SECONDS) tools/testing/check.sh --fuzz-only
+
+fuzz: $(FUZZ_BINS)
+	MPDT_FUZZ_SECONDS=$(FUZZ_SECONDS) tools/testing/check.sh --fuzz-only
+
 deps:
 	@missing=; for p in $(DEPS_PKGS); do \
 		dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -91,10 +129,12 @@ deps:
 			apt-get install -y $$missing; \
 	fi
 
-# Every test: unit tests, then all kselftests in one VM boot.
+# Every test: unit tests, fuzz targets (FUZZ_CHECK_SECONDS each), then all
+# kselftests in one VM boot.
 check: deps
-	$(MAKE) all $(UNIT_BINS)
-	MPDT_VM_KVER=$(KVER) tools/testing/check.sh
+	$(MAKE) all $(UNIT_BINS) $(FUZZ_BINS)
+	MPDT_VM_KVER=$(KVER) MPDT_FUZZ_SECONDS=$(FUZZ_CHECK_SECONDS) \
+		tools/testing/check.sh
 
 # The demo: two network namespaces exchange messages in a VM.
 run demo: deps
