@@ -3,22 +3,31 @@
  * Connections: the state one MPDT socket keeps per peer (address and MPDT
  * port).  A connection has a sending half (our incarnation nonce, the
  * scoreboard, RTT, LB and CC) and a receiving half (the peer's nonce and
- * PSN bitmap, partial messages).  Connections live until the socket is
- * released; everything here runs under msk->lock.
+ * PSN bitmap, partial messages).  A connection lives until the socket is
+ * released, or until it holds nothing and is collected (idle) or evicted
+ * (the table is full); everything here runs under msk->lock.
  */
-#include <linux/jhash.h>
 #include <net/ipv6.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
 #include "protocol.h"
 
-static u32 addr_hash(const struct mpdt_addr *a)
+/* Keyed per socket: the peer picks the address and port we hash, and
+ * must not be able to pile its connections into one bucket.
+ */
+static u32 addr_hash(const struct mpdt_sock *msk, const struct mpdt_addr *a)
 {
-	u32 h = a->family == AF_INET6 ?
-		jhash(&a->v6, sizeof(a->v6), 0) : jhash_1word((__force u32)a->v4, 0);
+	const struct {
+		struct in6_addr v6;
+		u32 port;
+	} k = {
+		.v6 = a->family == AF_INET6 ? a->v6 : (struct in6_addr){
+			.s6_addr32 = { a->v4 } },
+		.port = (__force u32)a->port,
+	};
 
-	return jhash_1word((__force u32)a->port, h);
+	return siphash(&k, sizeof(k), &msk->conn_key);
 }
 
 static bool addr_equal(const struct mpdt_addr *a, const struct mpdt_addr *b)
@@ -35,7 +44,7 @@ struct mpdt_conn *mpdt_conn_find(struct mpdt_sock *msk,
 {
 	struct mpdt_conn *c;
 
-	hash_for_each_possible(msk->conns, c, node, addr_hash(peer))
+	hash_for_each_possible(msk->conns, c, node, addr_hash(msk, peer))
 		if (addr_equal(&c->peer, peer))
 			return c;
 	return NULL;
@@ -57,6 +66,101 @@ static int lb_alloc(struct mpdt_lb *lb, const struct mpdt_lb_ops *ops,
 	return lb->priv_len && !lb->priv ? -ENOMEM : 0;
 }
 
+/* Nothing to lose: no message unacknowledged or partly received. */
+static bool holds_nothing(const struct mpdt_conn *c)
+{
+	return list_empty(&c->tx_msgs) && !c->rx_reserved;
+}
+
+/* Never carried data either way: what a PROBE from a stranger creates. */
+static bool embryonic(const struct mpdt_conn *c)
+{
+	return !c->sb_ring && !c->rx.epsn && !c->rx.ooo_count &&
+	       !c->msgs_rcvd;
+}
+
+/* Forgetting a connection is safe when it holds nothing and its peer has
+ * been quiet for long enough that a new incarnation of it would be
+ * adopted anyway (mpdt_rx_quiet_ns()), so no late retransmission can
+ * find fresh state and be taken for new data.  A stranger's embryonic
+ * connection can go at once.
+ */
+static bool evictable(const struct mpdt_conn *c, u64 now, u64 quiet)
+{
+	return holds_nothing(c) &&
+	       (embryonic(c) || now - c->heard_ns >= quiet);
+}
+
+/* Free @c unless its timer is running (it waits for msk->lock, which we
+ * hold, and would then use @c): the caller picks another.
+ */
+static bool conn_forget(struct mpdt_conn *c, enum mpdt_stat why)
+{
+	struct mpdt_sock *msk = c->msk;
+
+	if (hrtimer_try_to_cancel(&c->timer) < 0)
+		return false;
+	hash_del(&c->node);
+	list_del(&c->lru);
+	msk->nconns--;
+	mpdt_stat_inc(msk->mn, why);
+	mpdt_conn_destroy(c);
+	return true;
+}
+
+/* A full table evicts the least recently heard connection it can. */
+static bool evict_one(struct mpdt_sock *msk)
+{
+	u64 now = mpdt_now(), quiet = mpdt_rx_quiet_ns(msk->mn);
+	struct mpdt_conn *c;
+
+	list_for_each_entry(c, &msk->conn_lru, lru)
+		if (evictable(c, now, quiet) &&
+		    conn_forget(c, MPDT_STAT_CONN_EVICTED))
+			return true;
+	return false;
+}
+
+void mpdt_conn_heard(struct mpdt_conn *c, u64 now)
+{
+	c->heard_ns = now;
+	list_move_tail(&c->lru, &c->msk->conn_lru);
+}
+
+static unsigned long gc_interval(const struct mpdt_net *mn)
+{
+	return max(1UL, nsecs_to_jiffies(mpdt_rx_quiet_ns(mn) / 2));
+}
+
+void mpdt_conn_gc_arm(struct mpdt_sock *msk)
+{
+	if (!timer_pending(&msk->gc_timer))
+		mod_timer(&msk->gc_timer, jiffies + gc_interval(msk->mn));
+}
+
+/* Expire partial messages and collect idle connections, while any are
+ * left.  Softirq; release stops it (msk->closing, then del_timer_sync).
+ */
+void mpdt_conn_gc(struct timer_list *t)
+{
+	struct mpdt_sock *msk = from_timer(msk, t, gc_timer);
+	struct mpdt_conn *c, *tmp;
+	u64 now = mpdt_now();
+
+	spin_lock(&msk->lock);
+	if (msk->closing)
+		goto out;
+	list_for_each_entry_safe(c, tmp, &msk->conn_lru, lru) {
+		mpdt_rx_expire(c, now);
+		if (holds_nothing(c) && now - c->heard_ns >= MPDT_CONN_IDLE_NS)
+			conn_forget(c, MPDT_STAT_CONN_EXPIRED);
+	}
+	if (msk->nconns)
+		mod_timer(&msk->gc_timer, jiffies + gc_interval(msk->mn));
+out:
+	spin_unlock(&msk->lock);
+}
+
 /* A new connection has its receiving half sized; the sending half is
  * sized by mpdt_conn_send() on the first message.
  */
@@ -66,7 +170,7 @@ struct mpdt_conn *mpdt_conn_create(struct mpdt_sock *msk,
 	u32 window = READ_ONCE(msk->mn->params.rx_window);
 	struct mpdt_conn *c;
 
-	if (msk->nconns >= MPDT_MAX_CONNS) {
+	if (msk->nconns >= MPDT_MAX_CONNS && !evict_one(msk)) {
 		mpdt_stat_inc(msk->mn, MPDT_STAT_DROP_CONN_LIMIT);
 		return NULL;
 	}
@@ -96,8 +200,11 @@ struct mpdt_conn *mpdt_conn_create(struct mpdt_sock *msk,
 	mpdt_rx_init(&c->rx, c->rx_bits, window);
 	hrtimer_init(&c->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
 	c->timer.function = mpdt_conn_timer;
-	hash_add(msk->conns, &c->node, addr_hash(peer));
+	hash_add(msk->conns, &c->node, addr_hash(msk, peer));
+	c->heard_ns = mpdt_now();
+	list_add_tail(&c->lru, &msk->conn_lru);
 	msk->nconns++;
+	mpdt_conn_gc_arm(msk);
 	mpdt_stat_inc(msk->mn, MPDT_STAT_CONN_CREATED);
 	mpdt_netlink_conn_event(c, MPDT_CMD_CONN_CREATED);
 	return c;
@@ -149,7 +256,7 @@ static int queue_locked(struct mpdt_sock *msk, const struct mpdt_addr *peer,
 	} else if (c->state == MPDT_CONN_FAILED) {
 		tx_reset(c);
 	}
-	sk_wmem_queued_add(&msk->inet.sk, m->len);
+	sk_wmem_queued_add(&msk->inet.sk, m->charged);
 	mpdt_conn_queue_msg(c, m);
 	mpdt_conn_push(c);
 	return 0;
@@ -173,7 +280,7 @@ int mpdt_conn_send(struct mpdt_sock *msk, const struct mpdt_addr *peer,
 			break;
 		kvfree(ring.pkts);
 		ring.pkts = kvcalloc(ring.window, sizeof(*ring.pkts),
-				     GFP_KERNEL);
+				     GFP_KERNEL_ACCOUNT);
 		if (!ring.pkts)
 			return -ENOMEM;
 	}
@@ -183,7 +290,7 @@ int mpdt_conn_send(struct mpdt_sock *msk, const struct mpdt_addr *peer,
 
 void mpdt_txmsg_free(struct mpdt_sock *msk, struct mpdt_txmsg *m)
 {
-	sk_wmem_queued_add(&msk->inet.sk, -(int)m->len);
+	sk_wmem_queued_add(&msk->inet.sk, -(int)m->charged);
 	kvfree(m->data);
 	kmem_cache_free(mpdt_txmsg_cache, m);
 }
@@ -196,6 +303,7 @@ void mpdt_rxmsg_free(struct mpdt_sock *msk, struct mpdt_rxmsg *m)
 		if (m->pages[i])
 			__free_page(m->pages[i]);
 	atomic_sub(m->charged, &msk->inet.sk.sk_rmem_alloc);
+	kfree(m->segs);
 	kfree(m->pages);
 	kmem_cache_free(mpdt_rxmsg_cache, m);
 }
@@ -222,6 +330,7 @@ void mpdt_conn_purge_rx(struct mpdt_conn *c)
 		hash_del(&m->hnode);
 		mpdt_rxmsg_free(c->msk, m);
 	}
+	c->rx_reserved = 0;
 }
 
 /* The peer stopped answering (max_retries consecutive timeouts): drop what

@@ -10,6 +10,7 @@
 #include <net/dsfield.h>
 #include <linux/udp.h>
 #include <net/inet_ecn.h>
+#include <net/route.h>
 #include <net/udp_tunnel.h>
 
 #include "protocol.h"
@@ -37,6 +38,24 @@ static bool outer_headers(const struct sk_buff *skb, struct mpdt_rcv *r)
 	return false;
 }
 
+/* MPDT is unicast only.  A broadcast or multicast DATA or PROBE would be
+ * answered by every host that received it, to a source nobody checked:
+ * an amplifier for spoofed packets.
+ */
+static bool to_this_host(const struct sk_buff *skb)
+{
+	const struct rtable *rt;
+
+	if (skb->pkt_type != PACKET_HOST)
+		return false;
+	if (skb->protocol == htons(ETH_P_IPV6))
+		return !ipv6_addr_is_multicast(&ipv6_hdr(skb)->daddr);
+	rt = skb_rtable(skb);
+	return !ipv4_is_multicast(ip_hdr(skb)->daddr) &&
+	       !ipv4_is_lbcast(ip_hdr(skb)->daddr) &&
+	       !(rt && (rt->rt_flags & (RTCF_BROADCAST | RTCF_MULTICAST)));
+}
+
 static void dispatch(struct mpdt_sock *msk, const struct mpdt_pkt *pkt,
 		     const struct sk_buff *skb, struct mpdt_rcv *r)
 {
@@ -55,6 +74,7 @@ static void dispatch(struct mpdt_sock *msk, const struct mpdt_pkt *pkt,
 		if (!c)
 			return;
 	}
+	mpdt_conn_heard(c, mpdt_now());
 	switch (type) {
 	case MPDT_T_DATA:
 		mpdt_stat_inc(mn, MPDT_STAT_RX_DATA);
@@ -88,6 +108,10 @@ static void mpdt_rcv(struct mpdt_net *mn, struct sk_buff *skb)
 	mpdt_stat_inc(mn, MPDT_STAT_RX_PKTS);
 	if (!outer_headers(skb, &r) || skb->len < sizeof(struct udphdr)) {
 		mpdt_stat_inc(mn, MPDT_STAT_DROP_SHORT);
+		return;
+	}
+	if (!to_this_host(skb)) {
+		mpdt_stat_inc(mn, MPDT_STAT_DROP_NOT_HOST);
 		return;
 	}
 	/* Like tx_bytes: MPDT header and payload, not the UDP header. */

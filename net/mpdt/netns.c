@@ -28,6 +28,12 @@ static struct socket *tunnel_open(struct mpdt_net *mn, int family)
 		.family		= family,
 		.local_udp_port	= htons(mn->params.udp_port),
 		.ipv6_v6only	= 1,
+		/* A zero UDP checksum is legal over IPv6 only for tunnels
+		 * that opt in (RFC 6935); MPDT payloads are not protected
+		 * by anything else.
+		 */
+		.use_udp6_rx_checksums = 1,
+		.use_udp6_tx_checksums = 1,
 	};
 	struct socket *sock;
 	int err;
@@ -43,12 +49,16 @@ static struct socket *tunnel_open(struct mpdt_net *mn, int family)
 	return sock;
 }
 
-/* The tunnel sockets exist from the first bind() in the netns on.  IPv6 is
- * optional: a netns where it is disabled still carries MPDT over IPv4.
+/* The tunnel sockets are opened with the netns (or when the UDP port
+ * changes), before any local user can squat the unprivileged port; if
+ * that failed (the module was loaded after someone took the port), every
+ * bind() tries again and fails loudly.  Both families or none: a
+ * squatter on only [::]:port would otherwise silently receive every IPv6
+ * MPDT packet.  Only a kernel without IPv6 carries MPDT over IPv4 alone.
  */
 static int tunnel_get(struct mpdt_net *mn)
 {
-	struct socket *sock;
+	struct socket *sock, *sock6 = NULL;
 
 	lockdep_assert_held(&mn->lock);
 	if (rcu_access_pointer(mn->tunnel))
@@ -56,10 +66,15 @@ static int tunnel_get(struct mpdt_net *mn)
 	sock = tunnel_open(mn, AF_INET);
 	if (IS_ERR(sock))
 		return PTR_ERR(sock);
+	if (ipv6_mod_enabled()) {
+		sock6 = tunnel_open(mn, AF_INET6);
+		if (IS_ERR(sock6)) {
+			udp_tunnel_sock_release(sock);
+			return PTR_ERR(sock6);
+		}
+	}
 	rcu_assign_pointer(mn->tunnel, sock);
-	sock = tunnel_open(mn, AF_INET6);
-	if (!IS_ERR(sock))
-		rcu_assign_pointer(mn->tunnel6, sock);
+	rcu_assign_pointer(mn->tunnel6, sock6);
 	return 0;
 }
 
@@ -106,14 +121,17 @@ struct mpdt_sock *mpdt_port_lookup(struct mpdt_net *mn, u16 port)
 	return msk;
 }
 
+/* A random start, then every port of the range once: an off-path host
+ * cannot guess the next port, and a full range is found full.
+ */
 static u16 pick_ephemeral(struct mpdt_net *mn)
 {
 	u32 span = MPDT_EPHEMERAL_HI - MPDT_EPHEMERAL_LO + 1;
+	u32 start = get_random_u32_below(span);
 	u32 i;
 
 	for (i = 0; i < span; i++) {
-		u16 port = MPDT_EPHEMERAL_LO +
-			   (mn->next_ephemeral++ % span);
+		u16 port = MPDT_EPHEMERAL_LO + (start + i) % span;
 
 		if (!port_find(mn, port))
 			return port;
@@ -188,6 +206,8 @@ int mpdt_net_apply_params(struct mpdt_net *mn, const struct mpdt_params *p,
 	}
 	WRITE_ONCE(mn->lb, lb);
 	WRITE_ONCE(mn->cc, cc);
+	/* A failure here is reported by the next bind(). */
+	tunnel_get(mn);
 	return 0;
 }
 
@@ -225,7 +245,6 @@ static int __net_init mpdt_net_init(struct net *net)
 	mn->cc = mpdt_default_cc;
 	mutex_init(&mn->lock);
 	spin_lock_init(&mn->ports_lock);
-	mn->next_ephemeral = get_random_u32();
 	mn->stats = alloc_percpu(struct mpdt_stats);
 	if (!mn->stats)
 		return -ENOMEM;
@@ -234,6 +253,10 @@ static int __net_init mpdt_net_init(struct net *net)
 		free_percpu(mn->stats);
 		return -ENOMEM;
 	}
+	/* A failure here is reported by the first bind(). */
+	mutex_lock(&mn->lock);
+	tunnel_get(mn);
+	mutex_unlock(&mn->lock);
 	return 0;
 }
 

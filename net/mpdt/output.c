@@ -31,11 +31,23 @@ static struct sk_buff *pkt_alloc(const struct mpdt_pkt *h, u32 payload)
 	return skb;
 }
 
+/* The UDP source port of entropy @ev.  Replies echo the peer's entropy,
+ * which the peer chose in its own range: folded into ours, so that no
+ * value a peer sends can make port 0 or leave [entropy-base,
+ * entropy-base + entropies), which the operator opened.
+ */
+static __be16 ev_port(const struct mpdt_net *mn, u16 ev)
+{
+	u32 n = max(1U, READ_ONCE(mn->params.entropies));
+
+	return htons(READ_ONCE(mn->params.entropy_base) + ev % n);
+}
+
 static void xmit_v4(struct mpdt_conn *c, struct sk_buff *skb,
 		    struct socket *tunnel, u16 ev)
 {
 	struct mpdt_net *mn = c->msk->mn;
-	__be16 sport = htons(mn->params.entropy_base + ev);
+	__be16 sport = ev_port(mn, ev);
 	__be16 dport = htons(mn->params.udp_port);
 	struct flowi4 fl4 = {
 		.daddr		= c->peer.v4,
@@ -64,7 +76,7 @@ static void xmit_v6(struct mpdt_conn *c, struct sk_buff *skb,
 		    struct socket *tunnel, u16 ev)
 {
 	struct mpdt_net *mn = c->msk->mn;
-	__be16 sport = htons(mn->params.entropy_base + ev);
+	__be16 sport = ev_port(mn, ev);
 	__be16 dport = htons(mn->params.udp_port);
 	struct flowi6 fl6 = {
 		.daddr		= c->peer.v6,

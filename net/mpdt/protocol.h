@@ -18,6 +18,8 @@
 #include <linux/ipv6.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/siphash.h>
+#include <linux/timer.h>
 #include <net/inet_sock.h>
 #include <net/sock.h>
 #include <linux/mpdt.h>
@@ -35,6 +37,8 @@
 #define MPDT_CONN_HASH_BITS	6
 #define MPDT_RXMSG_HASH_BITS	5
 #define MPDT_MAX_CONNS		4096	/* per socket: bounds spoofed state */
+/* Idle connections holding nothing are collected after this long. */
+#define MPDT_CONN_IDLE_NS	(30ULL * NSEC_PER_SEC)
 #define MPDT_EPHEMERAL_LO	32768
 #define MPDT_EPHEMERAL_HI	60999
 
@@ -60,7 +64,6 @@ struct mpdt_net {
 	struct mpdt_stats __percpu *stats;
 	spinlock_t ports_lock;		/* writers of ports[] */
 	struct hlist_head ports[1 << MPDT_PORT_HASH_BITS];
-	u16 next_ephemeral;
 };
 
 struct mpdt_sock {
@@ -77,7 +80,10 @@ struct mpdt_sock {
 	const struct mpdt_lb_ops *lb;
 	const struct mpdt_cc_ops *cc;
 	u32 nconns;
+	siphash_key_t conn_key;		/* the peer chooses what we hash */
 	DECLARE_HASHTABLE(conns, MPDT_CONN_HASH_BITS);
+	struct list_head conn_lru;	/* least recently heard from first */
+	struct timer_list gc_timer;	/* partial messages, idle conns */
 	struct list_head rx_ready;	/* complete struct mpdt_rxmsg */
 };
 
@@ -99,6 +105,7 @@ struct mpdt_txmsg {
 	u32 len;
 	u32 mss;			/* payload per packet, fixed per message */
 	u32 npkts;
+	u32 charged;			/* bytes of sk_wmem_queued */
 	u32 sent;			/* packets handed out (first time) */
 	u32 acked;
 	u64 start_ns;			/* queued by sendmsg() */
@@ -106,7 +113,11 @@ struct mpdt_txmsg {
 	u8 *data;
 };
 
-/* A message being received, assembled in pages as packets arrive. */
+/* A message being received, assembled in pages as packets arrive.  Its
+ * packets tile it (wire-format.rst): every one but the last carries @seg
+ * bytes at a multiple of @seg, so one bit per segment counts each byte
+ * once.  @seg is learnt from the first packet that is not the last.
+ */
 struct mpdt_rxmsg {
 	struct hlist_node hnode;	/* conn->rx_msgs while incomplete */
 	struct list_head node;		/* msk->rx_ready once complete */
@@ -115,15 +126,22 @@ struct mpdt_rxmsg {
 	u32 rcvd;
 	u32 npages;
 	u32 charged;			/* bytes of sk_rmem_alloc */
+	u32 seg;			/* segment size; 0 = not known yet */
+	u32 last_off;			/* offset of the last segment ... */
+	bool have_last;			/* ... if it arrived before @seg */
+	u64 progress_ns;		/* new payload last placed */
+	unsigned long *segs;		/* segments placed, once @seg known */
 	struct mpdt_addr from;
 	struct page **pages;
 };
 
 struct mpdt_conn {
 	struct hlist_node node;		/* msk->conns */
+	struct list_head lru;		/* msk->conn_lru */
 	struct mpdt_sock *msk;
 	struct mpdt_addr peer;
 	u32 state;			/* enum mpdt_conn_state */
+	u64 heard_ns;			/* latest packet from the peer */
 
 	/* Sending half: our incarnation @nonce, PSNs from 0. */
 	u32 nonce;
@@ -144,6 +162,8 @@ struct mpdt_conn {
 	bool rx_had_prev;
 	u32 rx_nonce;
 	u32 rx_prev_nonce;		/* replaced incarnation, refused */
+	u64 rx_heard_ns;		/* latest DATA/PROBE of rx_nonce */
+	u32 rx_reserved;		/* bytes its partial messages hold */
 	struct mpdt_rx rx;
 	u64 *rx_bits;
 	DECLARE_HASHTABLE(rx_msgs, MPDT_RXMSG_HASH_BITS);
@@ -193,6 +213,9 @@ struct mpdt_conn *mpdt_conn_find(struct mpdt_sock *msk,
 				 const struct mpdt_addr *peer);
 struct mpdt_conn *mpdt_conn_create(struct mpdt_sock *msk,
 				   const struct mpdt_addr *peer, gfp_t gfp);
+void mpdt_conn_heard(struct mpdt_conn *c, u64 now);
+void mpdt_conn_gc(struct timer_list *t);
+void mpdt_conn_gc_arm(struct mpdt_sock *msk);
 int mpdt_conn_send(struct mpdt_sock *msk, const struct mpdt_addr *peer,
 		   struct mpdt_txmsg *m);
 void mpdt_conn_purge_rx(struct mpdt_conn *c);
@@ -216,6 +239,8 @@ void mpdt_tx_on_nack(struct mpdt_conn *c, const struct mpdt_pkt *pkt);
 void mpdt_rx_on_data(struct mpdt_conn *c, const struct mpdt_pkt *pkt,
 		     const struct sk_buff *skb, u32 skb_off, bool ce);
 void mpdt_rx_on_probe(struct mpdt_conn *c, const struct mpdt_pkt *pkt);
+u64 mpdt_rx_quiet_ns(const struct mpdt_net *mn);
+u32 mpdt_rx_expire(struct mpdt_conn *c, u64 now);
 
 /* input.c */
 int mpdt_udp_encap_recv(struct sock *sk, struct sk_buff *skb);

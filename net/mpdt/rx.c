@@ -10,16 +10,50 @@
 
 #include "protocol.h"
 
-/* A DATA or PROBE with a nonce we have not seen is a new incarnation of the
- * peer's sending half: forget the old one's partial messages.  The nonce
- * it replaced stays refused, so its late packets cannot flip us back.
+/* The smallest segment a message may be cut into (wire-format.rst,
+ * "Message assembly"), the least "payload" allows: it bounds the
+ * per-message segment bitmap.
  */
-static bool rx_adopt_nonce(struct mpdt_conn *c, u32 nonce)
+#define MPDT_MIN_SEG		64
+
+/* A live sender with anything unacknowledged sends at least once per
+ * rto-max (its RTO backoff stops there; every node is assumed to share
+ * the timing parameters, as it shares udp-port).  An incarnation quiet
+ * for twice that has no live sender behind it.
+ */
+u64 mpdt_rx_quiet_ns(const struct mpdt_net *mn)
 {
-	if (c->rx_active && nonce == c->rx_nonce)
+	return 2ULL * READ_ONCE(mn->params.rto_max_us) * NSEC_PER_USEC;
+}
+
+/* A partial message that gained nothing for twice the quiet time was
+ * abandoned: its sender crashed, failed the peer or closed without
+ * lingering, and no longer holds it either.
+ */
+static u64 reassembly_timeout_ns(const struct mpdt_net *mn)
+{
+	return 2 * mpdt_rx_quiet_ns(mn);
+}
+
+/* A DATA or PROBE with a nonce we have not seen is a new incarnation of the
+ * peer's sending half: forget the old one and its partial messages.  But
+ * only once the old one has gone quiet: otherwise one blind packet with a
+ * made-up nonce would tear down a live transfer.  A restarted peer's first
+ * packets are refused for at most the quiet time, well within its
+ * retries.
+ */
+static bool rx_adopt_nonce(struct mpdt_conn *c, u32 nonce, u64 now)
+{
+	struct mpdt_net *mn = c->msk->mn;
+
+	if (c->rx_active && nonce == c->rx_nonce) {
+		c->rx_heard_ns = now;
 		return true;
-	if (c->rx_active && c->rx_had_prev && nonce == c->rx_prev_nonce) {
-		mpdt_stat_inc(c->msk->mn, MPDT_STAT_DROP_STALE_NONCE);
+	}
+	if (c->rx_active && now - c->rx_heard_ns < mpdt_rx_quiet_ns(mn)) {
+		mpdt_stat_inc(mn, c->rx_had_prev && nonce == c->rx_prev_nonce ?
+				  MPDT_STAT_DROP_STALE_NONCE :
+				  MPDT_STAT_DROP_NEW_NONCE);
 		return false;
 	}
 	if (c->rx_active) {
@@ -30,6 +64,7 @@ static bool rx_adopt_nonce(struct mpdt_conn *c, u32 nonce)
 	}
 	c->rx_nonce = nonce;
 	c->rx_active = true;
+	c->rx_heard_ns = now;
 	return true;
 }
 
@@ -43,48 +78,176 @@ static struct mpdt_rxmsg *rxmsg_find(struct mpdt_conn *c, u32 id)
 	return NULL;
 }
 
+static u32 rxmsg_seg_longs(u32 len)
+{
+	return BITS_TO_LONGS(DIV_ROUND_UP(len, MPDT_MIN_SEG));
+}
+
 /* A message is admitted whole: its first packet reserves all the memory
- * it will need (struct, page slots, pages) against SO_RCVBUF.  Partial
- * messages can then never hold each other's room hostage, and a peer
- * cannot make us hold more than the buffer.  An empty socket admits any
- * message, so one larger than the buffer still gets through.
+ * it will need (struct, page slots, pages, segment bitmap) against
+ * SO_RCVBUF.  Partial messages can then never hold each other's room
+ * hostage, and a peer cannot make us hold more than the buffer.  An empty
+ * socket admits any message, so one larger than the buffer still gets
+ * through.
  */
-static u32 rxmsg_reserve(const struct mpdt_data *d)
+static u32 rxmsg_truesize(const struct mpdt_data *d)
 {
 	u32 npages = DIV_ROUND_UP(d->msg_len, PAGE_SIZE);
 
-	return sizeof(struct mpdt_rxmsg) +
+	return kmem_cache_size(mpdt_rxmsg_cache) +
+	       rxmsg_seg_longs(d->msg_len) * sizeof(long) +
 	       npages * (sizeof(struct page *) + PAGE_SIZE);
+}
+
+/* Room for @need: the socket's, and this peer's share of it.  Half the
+ * buffer per peer keeps room for others while one peer's messages are
+ * incomplete (slow, crashed or hostile); a peer holding nothing may
+ * always start one message.
+ */
+static int rxmsg_room(struct mpdt_conn *c, u32 need)
+{
+	struct sock *sk = &c->msk->inet.sk;
+	int rmem = atomic_read(&sk->sk_rmem_alloc);
+	int rcvbuf = READ_ONCE(sk->sk_rcvbuf);
+
+	if (rmem && rmem + need > rcvbuf) {
+		mpdt_stat_inc(c->msk->mn, MPDT_STAT_DROP_NO_BUFFER);
+		return -ENOBUFS;
+	}
+	if (c->rx_reserved && c->rx_reserved + need > rcvbuf / 2) {
+		mpdt_stat_inc(c->msk->mn, MPDT_STAT_DROP_PEER_QUOTA);
+		return -ENOBUFS;
+	}
+	return 0;
+}
+
+static struct mpdt_rxmsg *rxmsg_alloc(const struct mpdt_data *d)
+{
+	struct mpdt_rxmsg *m = kmem_cache_zalloc(mpdt_rxmsg_cache, GFP_ATOMIC);
+	u32 nlongs = rxmsg_seg_longs(d->msg_len);
+
+	if (!m)
+		return NULL;
+	m->npages = DIV_ROUND_UP(d->msg_len, PAGE_SIZE);
+	if (m->npages)
+		m->pages = kcalloc(m->npages, sizeof(*m->pages),
+				   GFP_ATOMIC | __GFP_NOWARN);
+	if (nlongs)
+		m->segs = kcalloc(nlongs, sizeof(long),
+				  GFP_ATOMIC | __GFP_NOWARN);
+	if ((m->npages && !m->pages) || (nlongs && !m->segs)) {
+		kfree(m->pages);
+		kfree(m->segs);
+		kmem_cache_free(mpdt_rxmsg_cache, m);
+		return NULL;
+	}
+	return m;
 }
 
 static struct mpdt_rxmsg *rxmsg_admit(struct mpdt_conn *c,
 				      const struct mpdt_data *d)
 {
 	struct sock *sk = &c->msk->inet.sk;
-	int rmem = atomic_read(&sk->sk_rmem_alloc);
-	u32 need = rxmsg_reserve(d);
+	u32 need = rxmsg_truesize(d);
 	struct mpdt_rxmsg *m;
 
-	if (rmem && rmem + need > READ_ONCE(sk->sk_rcvbuf))
+	if (rxmsg_room(c, need))
 		return ERR_PTR(-ENOBUFS);
-	m = kmem_cache_zalloc(mpdt_rxmsg_cache, GFP_ATOMIC);
-	if (!m)
+	m = rxmsg_alloc(d);
+	if (!m) {
+		mpdt_stat_inc(c->msk->mn, MPDT_STAT_DROP_NO_BUFFER);
 		return ERR_PTR(-ENOBUFS);
-	m->npages = DIV_ROUND_UP(d->msg_len, PAGE_SIZE);
-	if (m->npages) {
-		m->pages = kcalloc(m->npages, sizeof(*m->pages),
-				   GFP_ATOMIC | __GFP_NOWARN);
-		if (!m->pages) {
-			kmem_cache_free(mpdt_rxmsg_cache, m);
-			return ERR_PTR(-ENOBUFS);
-		}
 	}
 	m->id = d->msg_id;
 	m->len = d->msg_len;
 	m->charged = need;
+	m->progress_ns = mpdt_now();
 	atomic_add(need, &sk->sk_rmem_alloc);
+	c->rx_reserved += need;
 	hash_add(c->rx_msgs, &m->hnode, m->id);
+	mpdt_conn_gc_arm(c->msk);
 	return m;
+}
+
+static void rxmsg_drop(struct mpdt_conn *c, struct mpdt_rxmsg *m)
+{
+	hash_del(&m->hnode);
+	c->rx_reserved -= m->charged;
+	mpdt_rxmsg_free(c->msk, m);
+}
+
+/* Partial messages abandoned by their sender; returns how many. */
+u32 mpdt_rx_expire(struct mpdt_conn *c, u64 now)
+{
+	u64 timeout = reassembly_timeout_ns(c->msk->mn);
+	struct hlist_node *tmp;
+	struct mpdt_rxmsg *m;
+	u32 n = 0;
+	int bkt;
+
+	hash_for_each_safe(c->rx_msgs, bkt, tmp, m, hnode) {
+		if (now - m->progress_ns < timeout)
+			continue;
+		rxmsg_drop(c, m);
+		n++;
+	}
+	mpdt_stat_add(c->msk->mn, MPDT_STAT_RX_MSG_EXPIRED, n);
+	return n;
+}
+
+/* The segment size, from the first packet that is not the message's
+ * last: every such packet carries it, at least MPDT_MIN_SEG.  A last
+ * packet that came earlier must sit on the grid it defines.
+ */
+static bool rxmsg_learn_seg(struct mpdt_rxmsg *m, u32 len)
+{
+	if (len < MPDT_MIN_SEG)
+		return false;
+	if (m->have_last &&
+	    (m->last_off % len || m->len - m->last_off > len))
+		return false;
+	m->seg = len;
+	if (m->have_last)
+		__set_bit(m->last_off / len, m->segs);
+	return true;
+}
+
+/* Claim the bytes [off, off + len) of @m for one new PSN.  They must be
+ * exactly one segment of the message's grid, not claimed before under
+ * another PSN: then every byte is counted once, and a message completes
+ * only when each byte was written.  -EEXIST: held already; -EINVAL: off
+ * the grid.
+ */
+static int rxmsg_claim(struct mpdt_rxmsg *m, u32 off, u32 len)
+{
+	bool last = off + len == m->len;
+
+	if (!m->seg && last) {
+		/* Its grid is unknown: only its own position can be checked
+		 * (a multiple of the segment, which is at least its length).
+		 */
+		if (m->have_last)
+			return m->last_off == off ? -EEXIST : -EINVAL;
+		if (off && len > off)
+			return -EINVAL;
+		m->have_last = true;
+		m->last_off = off;
+		return 0;
+	}
+	if (!m->seg && !rxmsg_learn_seg(m, len))
+		return -EINVAL;
+	if (off % m->seg || len != min(m->seg, m->len - off))
+		return -EINVAL;
+	return __test_and_set_bit(off / m->seg, m->segs) ? -EEXIST : 0;
+}
+
+/* Undo a claim whose bytes could not be stored. */
+static void rxmsg_unclaim(struct mpdt_rxmsg *m, u32 off)
+{
+	if (m->seg)
+		__clear_bit(off / m->seg, m->segs);
+	else
+		m->have_last = false;
 }
 
 static struct mpdt_rxmsg *rxmsg_get(struct mpdt_conn *c,
@@ -92,8 +255,12 @@ static struct mpdt_rxmsg *rxmsg_get(struct mpdt_conn *c,
 {
 	struct mpdt_rxmsg *m = rxmsg_find(c, d->msg_id);
 
-	if (m)
-		return m->len == d->msg_len ? m : ERR_PTR(-EPROTO);
+	if (m) {
+		if (m->len == d->msg_len)
+			return m;
+		mpdt_stat_inc(c->msk->mn, MPDT_STAT_DROP_MSG_MISMATCH);
+		return ERR_PTR(-EPROTO);
+	}
 	return rxmsg_admit(c, d);
 }
 
@@ -129,6 +296,7 @@ static void rxmsg_deliver(struct mpdt_conn *c, struct mpdt_rxmsg *m)
 	struct mpdt_sock *msk = c->msk;
 
 	hash_del(&m->hnode);
+	c->rx_reserved -= m->charged;
 	m->from = c->peer;
 	list_add_tail(&m->node, &msk->rx_ready);
 	c->msgs_rcvd++;
@@ -200,17 +368,23 @@ static u8 rx_accept(struct mpdt_conn *c, const struct mpdt_pkt *pkt,
 		return MPDT_NACK_TRIMMED;
 	}
 	m = rxmsg_get(c, d);
-	err = PTR_ERR_OR_ZERO(m);
-	if (!err)
-		err = rxmsg_place(m, skb, skb_off, d->offset, d->payload_len);
-	if (err == -EPROTO) {
-		mpdt_stat_inc(mn, MPDT_STAT_DROP_MSG_MISMATCH);
+	if (IS_ERR(m))
+		return PTR_ERR(m) == -EPROTO ? 0 : MPDT_NACK_NO_BUFFER;
+	/* A packet off the grid, or bytes another PSN already brought, is
+	 * not acknowledged: only a broken or hostile sender sends one.
+	 */
+	if (rxmsg_claim(m, d->offset, d->payload_len)) {
+		mpdt_stat_inc(mn, MPDT_STAT_DROP_OVERLAP);
 		return 0;
 	}
+	err = rxmsg_place(m, skb, skb_off, d->offset, d->payload_len);
 	if (err) {
-		mpdt_stat_inc(mn, MPDT_STAT_DROP_NO_BUFFER);
-		return MPDT_NACK_NO_BUFFER;
+		rxmsg_unclaim(m, d->offset);
+		mpdt_stat_inc(mn, err == -EPROTO ? MPDT_STAT_DROP_SHORT :
+						   MPDT_STAT_DROP_NO_BUFFER);
+		return err == -EPROTO ? 0 : MPDT_NACK_NO_BUFFER;
 	}
+	m->progress_ns = mpdt_now();
 	m->rcvd += d->payload_len;
 	a->filled_hole = mpdt_rx_mark(&c->rx, d->psn, d->payload_len, a->ce);
 	if (m->rcvd == m->len)
@@ -235,7 +409,7 @@ void mpdt_rx_on_data(struct mpdt_conn *c, const struct mpdt_pkt *pkt,
 	};
 	u8 nack;
 
-	if (!rx_adopt_nonce(c, pkt->hdr.nonce))
+	if (!rx_adopt_nonce(c, pkt->hdr.nonce, mpdt_now()))
 		return;
 	a.verdict = mpdt_rx_check(&c->rx, d->psn);
 	if (a.verdict == MPDT_RX_OUT_OF_WINDOW) {
@@ -259,7 +433,7 @@ void mpdt_rx_on_data(struct mpdt_conn *c, const struct mpdt_pkt *pkt,
 /* §3.3.2 probe: answer at once with the segment the sender asked for. */
 void mpdt_rx_on_probe(struct mpdt_conn *c, const struct mpdt_pkt *pkt)
 {
-	if (!rx_adopt_nonce(c, pkt->hdr.nonce))
+	if (!rx_adopt_nonce(c, pkt->hdr.nonce, mpdt_now()))
 		return;
 	send_sack(c, &pkt->probe.sack_base, pkt->probe.ts, pkt->hdr.ev,
 		  MPDT_F_PROBE_ACK);

@@ -23,7 +23,10 @@ static int mpdt_sk_init(struct sock *sk)
 
 	spin_lock_init(&msk->lock);
 	msk->mn = mpdt_net(sock_net(sk));
+	get_random_bytes(&msk->conn_key, sizeof(msk->conn_key));
 	hash_init(msk->conns);
+	INIT_LIST_HEAD(&msk->conn_lru);
+	timer_setup(&msk->gc_timer, mpdt_conn_gc, 0);
 	INIT_LIST_HEAD(&msk->rx_ready);
 	INIT_HLIST_NODE(&msk->port_node);
 	sk->sk_sndbuf = MPDT_DEFAULT_BUF;
@@ -33,10 +36,26 @@ static int mpdt_sk_init(struct sock *sk)
 	return 0;
 }
 
+/* The port table is MPDT's own (bind() fills it), so there is nothing to
+ * hash at creation; but inet_create() and sk_common_release() call these
+ * unconditionally when a cgroup BPF program refuses the socket.
+ */
+static int mpdt_hash(struct sock *sk)
+{
+	return 0;
+}
+
+static void mpdt_unhash(struct sock *sk)
+{
+	mpdt_port_unbind(mpdt_sk(sk));
+}
+
 struct proto mpdt_prot = {
 	.name		= "MPDT",
 	.owner		= THIS_MODULE,
 	.init		= mpdt_sk_init,
+	.hash		= mpdt_hash,
+	.unhash		= mpdt_unhash,
 	.obj_size	= sizeof(struct mpdt_sock),
 };
 
@@ -44,6 +63,8 @@ struct proto mpdtv6_prot = {
 	.name		= "MPDTv6",
 	.owner		= THIS_MODULE,
 	.init		= mpdt_sk_init,
+	.hash		= mpdt_hash,
+	.unhash		= mpdt_unhash,
 	.obj_size	= sizeof(struct mpdt6_sock),
 };
 
@@ -178,22 +199,34 @@ static int wait_for(struct sock *sk, long *timeo,
 	return err;
 }
 
+/* An empty queue takes any message sendmsg() accepted. */
 static bool has_room(struct sock *sk, size_t len)
 {
-	return READ_ONCE(sk->sk_wmem_queued) + len <= READ_ONCE(sk->sk_sndbuf);
+	int queued = READ_ONCE(sk->sk_wmem_queued);
+
+	return !queued || queued + len <= READ_ONCE(sk->sk_sndbuf);
+}
+
+/* What a message really holds, so that even empty ones fill the buffer. */
+static u32 txmsg_truesize(size_t len)
+{
+	return kmem_cache_size(mpdt_txmsg_cache) +
+	       ALIGN(max_t(size_t, len, 1), SMP_CACHE_BYTES);
 }
 
 static struct mpdt_txmsg *txmsg_alloc(struct msghdr *msg, size_t len,
 				      u32 mss)
 {
-	struct mpdt_txmsg *m = kmem_cache_zalloc(mpdt_txmsg_cache, GFP_KERNEL);
+	struct mpdt_txmsg *m = kmem_cache_zalloc(mpdt_txmsg_cache,
+						 GFP_KERNEL_ACCOUNT);
 
 	if (!m)
 		return NULL;
 	m->len = len;
+	m->charged = txmsg_truesize(len);
 	m->mss = mss;
 	m->npkts = max_t(u32, 1, DIV_ROUND_UP(len, mss));
-	m->data = kvmalloc(max_t(size_t, len, 1), GFP_KERNEL);
+	m->data = kvmalloc(max_t(size_t, len, 1), GFP_KERNEL_ACCOUNT);
 	if (!m->data || copy_from_iter(m->data, len, &msg->msg_iter) != len) {
 		kvfree(m->data);
 		kmem_cache_free(mpdt_txmsg_cache, m);
@@ -242,7 +275,7 @@ static int mpdt_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	if (err)
 		return err;
 
-	err = wait_for(sk, &timeo, has_room, len);
+	err = wait_for(sk, &timeo, has_room, txmsg_truesize(len));
 	if (err)
 		return err;
 	m = txmsg_alloc(msg, len, msk->mn->params.payload);
@@ -461,6 +494,7 @@ static void release_everything(struct mpdt_sock *msk)
 	msk->closing = true;
 	list_splice_init(&msk->rx_ready, &ready);
 	spin_unlock_bh(&msk->lock);
+	del_timer_sync(&msk->gc_timer);
 
 	/* Nobody else touches the connections once closing is set. */
 	hash_for_each_safe(msk->conns, bkt, next, c, node) {

@@ -45,6 +45,13 @@ static const char * const mpdt_stat_names[__MPDT_STAT_MAX] = {
 	[MPDT_STAT_DROP_CONN_LIMIT]	= "drop_conn_limit",
 	[MPDT_STAT_DROP_TRIMMED]	= "drop_trimmed",
 	[MPDT_STAT_RX_REORDERED]	= "rx_reordered",
+	[MPDT_STAT_DROP_NOT_HOST]	= "drop_not_host",
+	[MPDT_STAT_DROP_OVERLAP]	= "drop_overlap",
+	[MPDT_STAT_DROP_PEER_QUOTA]	= "drop_peer_quota",
+	[MPDT_STAT_DROP_NEW_NONCE]	= "drop_new_nonce",
+	[MPDT_STAT_RX_MSG_EXPIRED]	= "rx_msg_expired",
+	[MPDT_STAT_CONN_EVICTED]	= "conn_evicted",
+	[MPDT_STAT_CONN_EXPIRED]	= "conn_expired",
 };
 
 void mpdt_stat_inc(struct mpdt_net *mn, enum mpdt_stat s)
