@@ -116,13 +116,16 @@ static void mark_acked(struct mpdt_sb *sb, u32 psn, mpdt_sb_acked_fn acked,
 	acked(ctx, p);
 }
 
-/* Every INFLIGHT packet in [from, to) sent before @sent_before is lost. */
-static u32 declare_range_lost(struct mpdt_sb *sb, u32 from, u32 to,
-			      u64 sent_before, enum mpdt_retx_cause cause)
+/* Every INFLIGHT packet in [una, to) sent before @sent_before is lost.  @to
+ * beyond nxt is cut to it: the walk never leaves the window.
+ */
+static u32 declare_range_lost(struct mpdt_sb *sb, u32 to, u64 sent_before,
+			      enum mpdt_retx_cause cause)
 {
-	u32 n = 0, p;
+	u32 n = 0, i, span = min(to - sb->una, sb->nxt - sb->una);
 
-	for (p = from; p != to; p++) {
+	for (i = 0; i < span; i++) {
+		u32 p = sb->una + i;
 		struct mpdt_sb_pkt *pkt = mpdt_sb_at(sb, p);
 
 		if (pkt->state == MPDT_SB_INFLIGHT &&
@@ -134,22 +137,28 @@ static u32 declare_range_lost(struct mpdt_sb *sb, u32 from, u32 to,
 	return n;
 }
 
+/* Everything a SACK names must lie where the sender has been: EPSN in
+ * [una - window, nxt] (a reordered SACK lags, but one a whole window old
+ * has nothing left to say), the bitmap in [EPSN, nxt).  Compared as
+ * unsigned distances, which cannot wrap: psn_before() alone lets a range
+ * that straddles nxt + 2^31 through, and the walks behind it would run
+ * over 2^31 PSNs.
+ */
 static bool sack_is_sane(const struct mpdt_sb *sb, const struct mpdt_sack *s)
 {
-	u32 last;
+	u32 oldest = sb->una - sb->window, base, last;
 
-	/* EPSN may lag (reordered SACKs) but never pass what we sent. */
-	if (psn_after(s->epsn, sb->nxt))
+	if (s->epsn - oldest > sb->nxt - oldest)
 		return false;
 	/* Unique bytes received cannot exceed every byte transmitted. */
 	if (s->recv_bytes > sb->bytes_sent)
 		return false;
 	if (!s->bitmap)
 		return true;
-	if (psn_before(s->sack_base, s->epsn))
-		return false;
-	last = s->sack_base + 63 - __builtin_clzll(s->bitmap);
-	return psn_before(last, sb->nxt);
+	/* Distances from EPSN; last < base when the bitmap wraps past it. */
+	base = s->sack_base - s->epsn;
+	last = base + 63 - __builtin_clzll(s->bitmap);
+	return base <= last && last < sb->nxt - s->epsn;
 }
 
 static void apply_cumulative(struct mpdt_sb *sb, u32 epsn,
@@ -196,8 +205,7 @@ static u32 detect_ooo(struct mpdt_sb *sb, const struct mpdt_sack *s,
 		return 0;
 	sb->in_recovery = true;
 	sb->recovery_end = sb->high_rcvd;
-	return declare_range_lost(sb, sb->una, sb->high_rcvd, ~0ULL,
-				  MPDT_RETX_OOO);
+	return declare_range_lost(sb, sb->high_rcvd, ~0ULL, MPDT_RETX_OOO);
 }
 
 /* Probe-based detection (§3.3.2, Algo 1 line 13): the probe came back fast
@@ -209,7 +217,7 @@ static u32 detect_probe(struct mpdt_sb *sb, u64 base_rtt_ns, u64 now)
 	u32 n = 0;
 
 	if (fast && !sb->sack_since_probe)
-		n = declare_range_lost(sb, sb->una, sb->nxt, sb->probe_sent_ns,
+		n = declare_range_lost(sb, sb->nxt, sb->probe_sent_ns,
 				       MPDT_RETX_PROBE);
 	sb->probe_out = false;
 	return n;
@@ -278,7 +286,7 @@ void mpdt_sb_on_probe_sent(struct mpdt_sb *sb, u64 now)
 /* Timeout-based detection (§3.3.2): every unacked packet is lost. */
 u32 mpdt_sb_on_rto(struct mpdt_sb *sb, u64 now)
 {
-	u32 n = declare_range_lost(sb, sb->una, sb->nxt, ~0ULL, MPDT_RETX_RTO);
+	u32 n = declare_range_lost(sb, sb->nxt, ~0ULL, MPDT_RETX_RTO);
 
 	sb->rto_backoff++;
 	sb->stalled_rtos++;
@@ -304,12 +312,15 @@ u64 mpdt_sb_probe_deadline(const struct mpdt_sb *sb, u64 interval_ns)
 u64 mpdt_sb_rto_deadline(const struct mpdt_sb *sb, u64 rto_ns,
 			 u64 rto_max_ns)
 {
-	u64 rto = rto_ns;
+	u64 rto = max(rto_ns, 1ULL);
 	u32 i;
 
 	if (mpdt_sb_idle(sb))
 		return 0;
+	/* Each step doubles a non-zero rto or reaches rto_max, without
+	 * overflowing: at most 64 steps, whatever rto_backoff says.
+	 */
 	for (i = 0; i < sb->rto_backoff && rto < rto_max_ns; i++)
-		rto *= 2;
+		rto = rto > rto_max_ns / 2 ? rto_max_ns : 2 * rto;
 	return sb->rto_start_ns + min(rto, rto_max_ns);
 }

@@ -418,6 +418,49 @@ TEST_F(sb, sack_claiming_more_bytes_than_sent_is_bogus)
 	EXPECT_EQ(3ULL * PKT, self->ack.acked_bytes);
 }
 
+/*
+ * (s32)(last - nxt) < 0 once last is past nxt + 2^31: psn_before() took
+ * such a bitmap for one below nxt, and the OOO walk then ran from una to
+ * about nxt + 2^31.
+ */
+TEST_F(sb, sack_bitmap_straddling_nxt_plus_2_31_is_bogus)
+{
+	struct mpdt_sack s;
+	u32 base;
+
+	send(self, 3);
+	base = self->sb.nxt + 0x80000000U - 10;
+	s = unit_sack(3, base, ~0ULL, 0, 1000);
+	EXPECT_TRUE(bogus_and_untouched(self, &s));
+	s = unit_sack(0, base, BIT_ULL(9) | BIT_ULL(10), 0, 1000);
+	EXPECT_TRUE(bogus_and_untouched(self, &s));
+	s = unit_sack(0, base + 10, BIT_ULL(0), 0, 1000);
+	EXPECT_TRUE(bogus_and_untouched(self, &s));
+	s = unit_sack(0, 0xffffffc1, BIT_ULL(63) | 1, 0, 0);
+	EXPECT_TRUE(bogus_and_untouched(self, &s));
+}
+
+/* A SACK a whole window older than una has nothing left to acknowledge;
+ * further back, its EPSN is no longer comparable with una at all.
+ */
+TEST_F(sb, sack_epsn_more_than_a_window_below_una_is_bogus)
+{
+	struct mpdt_sack s;
+
+	send(self, 3);
+	deliver_range(self, 0, 3);
+	ASSERT_EQ(MPDT_SB_OK, sack(self));
+	ASSERT_EQ(3U, self->sb.una);
+	s = unit_sack(3 - WINDOW - 1, 3 - WINDOW - 1, 0, 0, 0);
+	EXPECT_TRUE(bogus_and_untouched(self, &s));
+	s = unit_sack(3 + 0x80000000U, 3, 0, 0, 0);
+	EXPECT_TRUE(bogus_and_untouched(self, &s));
+	s = unit_sack(3 - WINDOW, 3 - WINDOW, BIT_ULL(2), 0, 0);
+	EXPECT_EQ(MPDT_SB_OK, feed(self, &s, false));
+	EXPECT_EQ(0U, self->ack.acked_pkts);
+	EXPECT_EQ(3U, self->sb.una);
+}
+
 /* SACKs can be reordered: an old one is stale, not bogus. */
 TEST_F(sb, stale_sack_is_accepted_and_changes_nothing_acked)
 {
@@ -678,6 +721,21 @@ TEST_F(sb, rto_doubles_per_consecutive_timeout_up_to_rto_max)
 			TH_LOG("timeout %zu", i + 1);
 		}
 	}
+}
+
+/* Whatever the caller passes, the backoff is a handful of doublings. */
+TEST_F(sb, rto_deadline_is_bounded_for_any_rto_and_backoff)
+{
+	u64 start;
+
+	send(self, 1);
+	start = self->sb.rto_start_ns;
+	self->sb.rto_backoff = 4000000000U;
+	EXPECT_EQ(start + RTO_MAX, mpdt_sb_rto_deadline(&self->sb, 0, RTO_MAX));
+	EXPECT_EQ(start + ~0ULL / 2,
+		  mpdt_sb_rto_deadline(&self->sb, 1ULL << 62, ~0ULL / 2));
+	self->sb.rto_backoff = 1;
+	EXPECT_EQ(start + 2, mpdt_sb_rto_deadline(&self->sb, 0, RTO_MAX));
 }
 
 TEST_F(sb, epsn_advance_resets_rto_clock_and_backoff)
