@@ -54,14 +54,15 @@ u32 mpdt_sb_record(struct mpdt_sb *sb, void *owner, u32 offset, u16 len,
 	return psn;
 }
 
+/* The cursor keeps the scan short: no LOST packet lies in [una, lost_scan),
+ * and lost_scan stays within [una, nxt] (see advance_una()).
+ */
 bool mpdt_sb_next_lost(struct mpdt_sb *sb, u32 *psn)
 {
 	u32 p;
 
 	if (!sb->lost_pending)
 		return false;
-	if (!mpdt_sb_tracked(sb, sb->lost_scan))
-		sb->lost_scan = sb->una;
 	for (p = sb->lost_scan; p != sb->nxt; p++) {
 		if (mpdt_sb_at(sb, p)->state == MPDT_SB_LOST) {
 			sb->lost_scan = p;
@@ -69,6 +70,7 @@ bool mpdt_sb_next_lost(struct mpdt_sb *sb, u32 *psn)
 			return true;
 		}
 	}
+	sb->lost_scan = sb->nxt;
 	return false;
 }
 
@@ -95,8 +97,19 @@ static void declare_lost(struct mpdt_sb *sb, u32 psn,
 	sb->bytes_claimed += p->len;
 	sb->lost_pending++;
 	sb->retx[cause]++;
-	if (psn_before(psn, sb->lost_scan) || !mpdt_sb_tracked(sb, sb->lost_scan))
+	if (psn_before(psn, sb->lost_scan))
 		sb->lost_scan = psn;
+}
+
+/* The lost-scan cursor moves along with una: a cursor left below una would
+ * lose its meaning, and a loss declared between una and it would then be
+ * skipped by mpdt_sb_next_lost() and never resent.
+ */
+static void advance_una(struct mpdt_sb *sb)
+{
+	if (sb->lost_scan == sb->una)
+		sb->lost_scan++;
+	sb->una++;
 }
 
 static void mark_acked(struct mpdt_sb *sb, u32 psn, mpdt_sb_acked_fn acked,
@@ -167,8 +180,10 @@ static void apply_cumulative(struct mpdt_sb *sb, u32 epsn,
 {
 	if (!psn_after(epsn, sb->una))
 		return;
-	for (; sb->una != epsn; sb->una++)
+	while (sb->una != epsn) {
 		mark_acked(sb, sb->una, acked, ctx, out);
+		advance_una(sb);
+	}
 	out->epsn_advanced = true;
 }
 
@@ -191,7 +206,7 @@ static void apply_bitmap(struct mpdt_sb *sb, const struct mpdt_sack *s,
 	/* Bitmap acks can leave una sitting on an ACKED packet. */
 	while (sb->una != sb->nxt &&
 	       mpdt_sb_at(sb, sb->una)->state == MPDT_SB_ACKED)
-		sb->una++;
+		advance_una(sb);
 }
 
 /* OOO-based detection (§3.3.2): everything unacked below the highest PSN

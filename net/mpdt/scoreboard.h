@@ -38,7 +38,7 @@ struct mpdt_sb {
 	u32 nxt;			/* next new PSN */
 	u32 high_rcvd;			/* one past highest PSN known received */
 	u32 lost_pending;		/* LOST, not yet resent */
-	u32 lost_scan;			/* no LOST packet before this PSN */
+	u32 lost_scan;			/* in [una, nxt]; none LOST before */
 
 	/* Eq. (1)-(2): inflight = sent - recvd - claimed_retransmit. */
 	u64 bytes_sent;

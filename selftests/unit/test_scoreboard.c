@@ -916,6 +916,35 @@ TEST_F(sb, next_lost_skips_losses_acknowledged_meanwhile)
 	EXPECT_EQ(1U, self->sb.lost_pending);
 }
 
+/*
+ * The lost-scan cursor sits on a resent packet; the EPSN then passes it.
+ * A loss declared above the cursor's old place must not hide one declared
+ * below, between una and it: that one would never be resent, the EPSN
+ * would stick and the peer be failed although it answers.
+ */
+TEST_F(sb, next_lost_finds_a_loss_below_a_cursor_una_passed)
+{
+	u32 psn;
+
+	send(self, 6);
+	ASSERT_TRUE(mpdt_sb_on_nack(&self->sb, 1));
+	ASSERT_TRUE(mpdt_sb_next_lost(&self->sb, &psn));
+	ASSERT_EQ(1U, psn);
+	mpdt_sb_resent(&self->sb, 1, 7, self->clk.now);
+	ASSERT_TRUE(mpdt_sb_on_nack(&self->sb, 3));
+	deliver_range(self, 0, 3);
+	ASSERT_EQ(MPDT_SB_OK, sack(self));
+	ASSERT_EQ(3U, self->sb.una);
+	ASSERT_TRUE(mpdt_sb_on_nack(&self->sb, 4));
+	ASSERT_TRUE(mpdt_sb_next_lost(&self->sb, &psn));
+	EXPECT_EQ(3U, psn);
+	EXPECT_EQ(2U, resend_all_lost(self));
+	EXPECT_EQ(0U, self->sb.lost_pending);
+	deliver_range(self, 3, 6);
+	ASSERT_EQ(MPDT_SB_OK, sack(self));
+	EXPECT_TRUE(mpdt_sb_idle(&self->sb));
+}
+
 /* --- window, NACK, counters --------------------------------------------- */
 
 TEST_F(sb, window_closes_at_window_unacked_packets)
@@ -1038,6 +1067,173 @@ TEST_F(sb, bogus_checks_hold_across_the_wrap)
 	s = unit_sack(start, start, BIT_ULL(3), PKT, 1);
 	EXPECT_EQ(MPDT_SB_OK, feed(self, &s, false));
 	EXPECT_EQ(MPDT_SB_ACKED, state(self, 1));
+}
+
+/* --- invariants under random operations -------------------------------- */
+
+/* LOST entries in [una, nxt), by brute force; *lowest gets the first. */
+static u32 lost_by_brute_force(struct _test_data_sb *self, u32 *lowest)
+{
+	u32 n = 0, p;
+
+	for (p = self->sb.una; p != self->sb.nxt; p++) {
+		if (state(self, p) != MPDT_SB_LOST)
+			continue;
+		if (!n++)
+			*lowest = p;
+	}
+	return n;
+}
+
+/* A SACK an attacker might send: near the window or anywhere at all,
+ * bitmaps straddling nxt + 2^31 included.
+ */
+static struct mpdt_sack hostile_sack(struct _test_data_sb *self,
+				     struct unit_rng *rng)
+{
+	u32 near = self->sb.una - 2 * WINDOW +
+		   unit_rand_below(rng, 4 * WINDOW + 1);
+	u32 epsn = unit_rand_below(rng, 4) ? near : (u32)unit_rand(rng);
+	u32 base = epsn + unit_rand_below(rng, 2 * WINDOW);
+	u64 bytes = unit_rand_below(rng, 8) ? self->sb.bytes_sent :
+		    unit_rand(rng);
+
+	if (!unit_rand_below(rng, 4))
+		base = self->sb.nxt + 0x80000000U - unit_rand_below(rng, 64);
+	return unit_sack(epsn, base, unit_rand(rng),
+			 bytes - unit_rand_below(rng, 4 * PKT),
+			 unit_rand_below(rng, 2 * WINDOW));
+}
+
+/* One random step of sender, peer and, if @hostile, an attacker; false if
+ * next_lost() disagreed with the brute force.
+ */
+static bool random_step(struct _test_data_sb *self, struct unit_rng *rng,
+			bool hostile)
+{
+	struct mpdt_sack s;
+	u32 psn, lowest = 0, n = lost_by_brute_force(self, &lowest);
+	u32 base = self->sb.una + unit_rand_below(rng, WINDOW);
+
+	tick(self, UNIT_US(unit_rand_below(rng, 20)));
+	switch (unit_rand_below(rng, 10)) {
+	case 0:
+	case 1:
+		if (!mpdt_sb_window_open(&self->sb))
+			break;
+		psn = send(self, 1);
+		if (unit_rand_below(rng, 3))
+			deliver(self, psn);
+		break;
+	case 2:
+		if (mpdt_sb_next_lost(&self->sb, &psn) != !!n ||
+		    (n && psn != lowest))
+			return false;
+		if (!n)
+			break;
+		mpdt_sb_resent(&self->sb, psn, 1, self->clk.now);
+		if (unit_rand_below(rng, 2))
+			deliver(self, psn);
+		break;
+	case 3:
+	case 4:
+		mpdt_rx_build_sack(&self->rx,
+				   unit_rand_below(rng, 2) ? &base : NULL, &s);
+		if (!unit_rand_below(rng, 4))
+			s.ooo_count = WINDOW;
+		feed(self, &s, unit_rand_below(rng, 2));
+		break;
+	case 5:
+		if (!hostile)
+			break;
+		s = hostile_sack(self, rng);
+		feed(self, &s, unit_rand_below(rng, 2));
+		break;
+	case 6:
+		/* A NACK, true or not, only costs a resend. */
+		mpdt_sb_on_nack(&self->sb, unit_rand_below(rng, 2) ?
+				base : (u32)unit_rand(rng));
+		break;
+	case 7:
+		if (!unit_rand_below(rng, 4))
+			mpdt_sb_on_rto(&self->sb, self->clk.now);
+		break;
+	default:
+		mpdt_sb_on_probe_sent(&self->sb, self->clk.now);
+	}
+	return true;
+}
+
+/* The network heals: every packet arrives, and the SACKs name them. */
+static void drain(struct _test_data_sb *self)
+{
+	u32 round, base;
+
+	for (round = 0; round < 16 && !mpdt_sb_idle(&self->sb); round++) {
+		resend_all_lost(self);
+		deliver_range(self, self->sb.una, self->sb.nxt);
+		base = self->sb.una;
+		mpdt_rx_build_sack(&self->rx, &base, &self->sack);
+		feed(self, &self->sack, false);
+		if (!mpdt_sb_idle(&self->sb)) {
+			tick(self, RTO_MAX);
+			mpdt_sb_on_rto(&self->sb, self->clk.now);
+		}
+	}
+}
+
+/* Sender and peer start afresh at @start. */
+static void restart_at(struct _test_data_sb *self, u32 start)
+{
+	mpdt_sb_init(&self->sb, self->ring, WINDOW, self->clk.now);
+	mpdt_rx_init(&self->rx, self->rx_bits, WINDOW);
+	self->sb.una = start;
+	self->sb.nxt = start;
+	self->sb.high_rcvd = start;
+	self->sb.lost_scan = start;
+	self->rx.epsn = start;
+}
+
+/*
+ * Random sends, losses, resends, SACKs, NACKs, RTOs and probes, from a
+ * fixed seed and random start PSNs (wrap-around included), checked after
+ * every step against a brute-force scan: lost_pending counts the LOST
+ * entries of [una, nxt), the lost queue yields the lowest of them, the
+ * cursors stay in the window.  Every other round an attacker adds SACKs
+ * of its own; in the others the network finally heals and the scoreboard
+ * must drain (a forged SACK can acknowledge what never arrived, after
+ * which only the peer's failure ends the incarnation).
+ */
+TEST_F(sb, lost_queue_matches_brute_force_under_random_operations)
+{
+	struct unit_rng rng = { .state = 20240909 };
+	u32 round, step, n, lowest;
+	bool hostile;
+
+	for (round = 0; round < 40; round++) {
+		hostile = round & 1;
+		restart_at(self, round < 4 ? 0U - round * 500 :
+			   (u32)unit_rand(&rng));
+		for (step = 0; step < 2000; step++) {
+			ASSERT_TRUE(random_step(self, &rng, hostile))
+				TH_LOG("round %u step %u: %s", round, step,
+				       states(self));
+			n = lost_by_brute_force(self, &lowest);
+			ASSERT_EQ(n, self->sb.lost_pending)
+				TH_LOG("round %u step %u", round, step);
+			ASSERT_GE(self->sb.nxt - self->sb.una,
+				  self->sb.lost_scan - self->sb.una);
+			ASSERT_GE(self->sb.nxt - self->sb.una,
+				  self->sb.high_rcvd - self->sb.una);
+			ASSERT_GE(WINDOW, self->sb.nxt - self->sb.una);
+		}
+		if (hostile)
+			continue;
+		drain(self);
+		ASSERT_TRUE(mpdt_sb_idle(&self->sb))
+			TH_LOG("round %u: %s", round, states(self));
+		ASSERT_EQ(0U, self->sb.lost_pending);
+	}
 }
 
 TEST_HARNESS_MAIN
