@@ -3,20 +3,26 @@
 #
 # check.sh - run MPDT's tests and print one verdict line.
 #
-#   tools/testing/check.sh              unit tests, then all kselftests in one VM
+#   tools/testing/check.sh              unit tests, fuzz targets, then all
+#                                       kselftests in one VM
 #   tools/testing/check.sh --unit-only  only the unit test binaries in build/unit/
+#   tools/testing/check.sh --fuzz-only  only the fuzz targets in build/fuzz/
 #   tools/testing/check.sh --vm-only    only the kselftests (one VM)
 #   tools/testing/check.sh --test NAME  only kselftest NAME (one VM)
 #
-# It does not build anything: run 'make' first.
+# It does not build anything: run 'make' first ('make fuzz-build' for the
+# fuzz targets).
 #
 # The last line of output is always "N passed, N failed, N skipped", summed
-# over unit tests and kselftests. Exit status: 0 if nothing failed and at
-# least one test ran, 1 otherwise, 2 on a usage error.
+# over unit tests, fuzz targets and kselftests. A fuzz target is one test:
+# passed if it ran MPDT_FUZZ_SECONDS with no crash. Exit status: 0 if
+# nothing failed and at least one test ran, 1 otherwise, 2 on a usage error.
 #
 # Environment:
 #   MPDT_UNIT_DIR      unit test binaries (default build/unit)
 #   MPDT_UNIT_TIMEOUT  seconds per unit test binary (default 300)
+#   MPDT_FUZZ_DIR      fuzz target binaries (default build/fuzz)
+#   MPDT_FUZZ_SECONDS  seconds per fuzz target (default 60; 0 skips them)
 #   MPDT_TESTS_FILE    kselftest list (default selftests/net/TESTS)
 #   MPDT_KSFT_TIMEOUT  override every kselftest's own timeout (seconds)
 #   MPDT_VM_TIMEOUT    seconds for the whole VM run (default 2100 = 35 min)
@@ -40,10 +46,15 @@ fi
 if [[ -n ${MPDT_UNIT_DIR:-} && -d $MPDT_UNIT_DIR ]]; then
 	MPDT_UNIT_DIR=$(realpath "$MPDT_UNIT_DIR")
 fi
+if [[ -n ${MPDT_FUZZ_DIR:-} && -d $MPDT_FUZZ_DIR ]]; then
+	MPDT_FUZZ_DIR=$(realpath "$MPDT_FUZZ_DIR")
+fi
 cd "$REPO_ROOT"
 
 UNIT_DIR=${MPDT_UNIT_DIR:-build/unit}
 UNIT_TIMEOUT=${MPDT_UNIT_TIMEOUT:-300}
+FUZZ_DIR=${MPDT_FUZZ_DIR:-build/fuzz}
+FUZZ_SECONDS=${MPDT_FUZZ_SECONDS:-60}
 TESTS_FILE=${MPDT_TESTS_FILE:-selftests/net/TESTS}
 VM_TIMEOUT=${MPDT_VM_TIMEOUT:-2100}
 read -r -a VM_OPTS <<<"${MPDT_VM_OPTS:-}"
@@ -114,6 +125,61 @@ run_unit_tests() {
 		n=$((n + 1))
 	done
 	[[ $n -gt 0 ]] || say "no executables in $UNIT_DIR/: 0 unit test binaries"
+}
+
+# run_fuzz BIN: one libFuzzer target for FUZZ_SECONDS, one test. Corpus in
+# build/fuzz/corpus/NAME (seeded from selftests/fuzz/corpus/NAME), a crash's
+# input in build/fuzz-crashes/.
+run_fuzz() {
+	local bin=$1 name log rc=0 start ms stats
+	local corpus seeds=() crash
+	name=$(basename "$bin")
+	name=${name#fuzz_}
+	corpus=build/fuzz/corpus/$name
+	mkdir -p "$corpus" build/fuzz-crashes
+	[[ ! -d selftests/fuzz/corpus/$name ]] || seeds=("selftests/fuzz/corpus/$name")
+	log=build/fuzz/$name.log
+	echo "## fuzz: $name (${FUZZ_SECONDS} s)"
+	start=$(date +%s%N)
+	timeout -k 10 $((FUZZ_SECONDS + 300)) "$bin" \
+		-max_total_time="$FUZZ_SECONDS" -timeout=30 -rss_limit_mb=2048 \
+		-print_final_stats=1 -artifact_prefix="build/fuzz-crashes/$name-" \
+		"$corpus" "${seeds[@]}" </dev/null >"$log" 2>&1 || rc=$?
+	ms=$((($(date +%s%N) - start) / 1000000))
+	# The last status line: "#N DONE cov: C ft: F corp: K/S ... exec/s: E".
+	stats=$(grep -E '^#[0-9]+.*cov: ' "$log" | tail -n1 | sed -E 's/^#([0-9]+)[[:space:]]+[A-Z]+[[:space:]]+/\1 execs, /') || true
+	echo "# fuzz: $name: ${stats:-no status line} in $((ms / 1000)) s"
+	if [[ $rc == 0 ]] && ((ms >= FUZZ_SECONDS * 1000)); then
+		passed+=1
+		return
+	fi
+	grep -E '^(INVARIANT|SUMMARY|==[0-9]+==ERROR)|runtime error' "$log" | head -n5 | sed 's/^/# /'
+	crash=$(grep -oE "Test unit written to [^ ]+" "$log" | tail -n1) || true
+	crash=${crash#Test unit written to }
+	[[ -z $crash ]] || echo "# reproduce: FUZZ_TRACE=1 $bin $crash"
+	if [[ $rc == 0 ]]; then
+		fail_one "fuzz: $name (ran $((ms / 1000)) s of ${FUZZ_SECONDS})"
+	else
+		fail_one "fuzz: $name (exit $rc${crash:+, input $crash}; log $log)"
+	fi
+}
+
+run_fuzz_targets() {
+	local bin n=0
+	if [[ $FUZZ_SECONDS == 0 ]]; then
+		say "MPDT_FUZZ_SECONDS=0: fuzz targets skipped"
+		return
+	fi
+	if [[ ! -d $FUZZ_DIR ]]; then
+		say "no $FUZZ_DIR/: 0 fuzz targets (run make fuzz-build?)"
+		return
+	fi
+	for bin in "$FUZZ_DIR"/fuzz_*; do
+		[[ -f $bin && -x $bin ]] || continue
+		run_fuzz "$bin"
+		n=$((n + 1))
+	done
+	[[ $n -gt 0 ]] || say "no fuzz_* executables in $FUZZ_DIR/: 0 fuzz targets"
 }
 
 # Count the TAP result lines of guest-kselftests.sh in LOG. Only top-level
@@ -191,6 +257,7 @@ main() {
 	while [[ $# -gt 0 ]]; do
 		case $1 in
 		--unit-only) mode=unit ;;
+		--fuzz-only) mode=fuzz ;;
 		--vm-only) mode=vm ;;
 		--test)
 			[[ $# -ge 2 ]] || usage
@@ -202,8 +269,9 @@ main() {
 		shift
 	done
 
-	[[ $mode == vm ]] || run_unit_tests
-	[[ $mode == unit ]] || run_kselftests "$only"
+	[[ $mode != all && $mode != unit ]] || run_unit_tests
+	[[ $mode != all && $mode != fuzz ]] || run_fuzz_targets
+	[[ $mode != all && $mode != vm ]] || run_kselftests "$only"
 
 	local name
 	for name in "${failed_names[@]}"; do
