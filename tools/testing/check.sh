@@ -153,7 +153,8 @@ run_fuzz() {
 		passed+=1
 		return
 	fi
-	grep -E '^(INVARIANT|SUMMARY|==[0-9]+==ERROR)|runtime error' "$log" | head -n5 | sed 's/^/# /'
+	grep -E '^(INVARIANT|SUMMARY|==[0-9]+==ERROR)|runtime error' "$log" |
+		head -n5 | sed 's/^/# /' || true
 	crash=$(grep -oE "Test unit written to [^ ]+" "$log" | tail -n1) || true
 	crash=${crash#Test unit written to }
 	[[ -z $crash ]] || echo "# reproduce: FUZZ_TRACE=1 $bin $crash"
