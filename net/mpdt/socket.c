@@ -265,6 +265,8 @@ static int mpdt_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	/* sendmmsg() sets MSG_BATCH: every message still goes out alone. */
 	if (msg->msg_flags & ~(MSG_DONTWAIT | MSG_NOSIGNAL | MSG_BATCH))
 		return -EOPNOTSUPP;
+	if (READ_ONCE(sk->sk_shutdown) & SEND_SHUTDOWN)
+		return -EPIPE;
 	if (len > min_t(u32, MPDT_MSG_MAX, READ_ONCE(sk->sk_sndbuf)))
 		return -EMSGSIZE;
 	lock_sock(sk);
@@ -468,6 +470,25 @@ static bool tx_drained(struct sock *sk, size_t unused)
 	return !READ_ONCE(sk->sk_wmem_queued);
 }
 
+/* shutdown(SHUT_WR): no more sends; wait (up to SO_SNDTIMEO) until every
+ * message is acknowledged or discarded with its failed peer, and say which:
+ * 0, or the pending error.  Linux's close() cannot return an error, so
+ * this is how a program that sends and exits learns that every message
+ * arrived: each message is delivered, or its sender is told.
+ */
+static int mpdt_shutdown(struct socket *sock, int how)
+{
+	struct sock *sk = sock->sk;
+	long timeo = sock_sndtimeo(sk, false);
+
+	if (how != SHUT_WR && how != SHUT_RDWR)
+		return how == SHUT_RD ? -EOPNOTSUPP : -EINVAL;
+	lock_sock(sk);
+	WRITE_ONCE(sk->sk_shutdown, sk->sk_shutdown | SEND_SHUTDOWN);
+	release_sock(sk);
+	return wait_for(sk, &timeo, tx_drained, 0);
+}
+
 /* close(): without SO_LINGER, messages not yet acknowledged are dropped at
  * once (a message is delivered whole or not at all, never partly).  With
  * SO_LINGER, close() first waits up to the linger time for every message
@@ -531,7 +552,7 @@ const struct proto_ops mpdt_inet_ops = {
 	.poll		= mpdt_poll,
 	.ioctl		= sock_no_ioctl,
 	.listen		= sock_no_listen,
-	.shutdown	= sock_no_shutdown,
+	.shutdown	= mpdt_shutdown,
 	.setsockopt	= mpdt_setsockopt,
 	.getsockopt	= mpdt_getsockopt,
 	.sendmsg	= mpdt_sendmsg,
@@ -551,7 +572,7 @@ const struct proto_ops mpdt_inet6_ops = {
 	.poll		= mpdt_poll,
 	.ioctl		= sock_no_ioctl,
 	.listen		= sock_no_listen,
-	.shutdown	= sock_no_shutdown,
+	.shutdown	= mpdt_shutdown,
 	.setsockopt	= mpdt_setsockopt,
 	.getsockopt	= mpdt_getsockopt,
 	.sendmsg	= mpdt_sendmsg,

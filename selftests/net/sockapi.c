@@ -421,7 +421,7 @@ TEST(pollin_only_for_complete_messages)
 
 TEST(pollout_and_send_buffer)
 {
-	int a = mk_bound(PORT(0)), val = 65536, sb;
+	int a = mk_bound(PORT(0)), val = 65536, sb, empties;
 	socklen_t len = sizeof(sb);
 	struct sockaddr_in dead = lo(DEAD_PORT);
 	struct mpdt_info info;
@@ -442,12 +442,20 @@ TEST(pollout_and_send_buffer)
 	ASSERT_EQ(sb / 4, send(a, buf, sb / 4, 0));
 	EXPECT_EQ(0, poll1(a, POLLOUT, 0) & POLLOUT)
 		TH_LOG("half of SO_SNDBUF queued: no POLLOUT");
-	/* Room for exactly the other half, not a byte more. */
-	ASSERT_EQ(-1, send(a, buf, sb / 2 + 1, MSG_DONTWAIT));
+	/* Each message is charged its descriptor too (under 256 bytes):
+	 * less than the other half is left, and empty messages fill it.
+	 */
+	ASSERT_EQ(-1, send(a, buf, sb / 2, MSG_DONTWAIT));
 	ASSERT_EQ(EAGAIN, errno);
-	ASSERT_EQ(sb / 2, send(a, buf, sb / 2, MSG_DONTWAIT));
-	ASSERT_EQ(-1, send(a, buf, 1, MSG_DONTWAIT));
+	ASSERT_EQ(sb / 2 - 1024, send(a, buf, sb / 2 - 1024, MSG_DONTWAIT));
+	ASSERT_EQ(-1, send(a, buf, 1024, MSG_DONTWAIT));
 	ASSERT_EQ(EAGAIN, errno);
+	for (empties = 0; empties < 1024; empties++)
+		if (send(a, buf, 0, MSG_DONTWAIT))
+			break;
+	ASSERT_EQ(EAGAIN, errno);
+	EXPECT_GT(1024 / 64, empties)
+		TH_LOG("%d empty messages fit in the last 1 KiB", empties);
 	/* The peer is declared dead: POLLERR, ETIMEDOUT once, room again. */
 	ASSERT_EQ(0, wait_pollerr(a, FAIL_WITHIN_MS))
 		TH_LOG("no POLLERR within %d ms for a dead peer", FAIL_WITHIN_MS);
@@ -462,7 +470,7 @@ TEST(pollout_and_send_buffer)
 	EXPECT_EQ(MPDT_CONN_FAILED, info.mi_state);
 	EXPECT_EQ(0, info.mi_msgs_inflight);
 	EXPECT_EQ(0, info.mi_inflight);
-	EXPECT_EQ(3, info.mi_msgs_sent);
+	EXPECT_EQ(3 + empties, info.mi_msgs_sent);
 	EXPECT_EQ(0, info.mi_msgs_acked);
 	EXPECT_LT(8, info.mi_rtos) TH_LOG("max_retries is 8");
 	free(buf);
@@ -481,6 +489,30 @@ TEST(dead_peer_next_send_etimedout_once)
 	EXPECT_EQ(ETIMEDOUT, errno);
 	/* ... once: then a new incarnation starts. */
 	EXPECT_EQ(5, send_to(a, "third", 5, DEAD_PORT, 0));
+}
+
+/* A message is delivered, or its sender is told: shutdown(SHUT_WR) waits
+ * for every message and reports the peer that failed.
+ */
+TEST(shutdown_reports_undelivered)
+{
+	int a = mk_bound(PORT(0)), b = mk_bound(PORT(1));
+	char buf[8];
+
+	ASSERT_LE(0, a);
+	ASSERT_LE(0, b);
+	ASSERT_EQ(5, send_to(a, "hello", 5, PORT(1), 0));
+	ASSERT_EQ(0, shutdown(a, SHUT_WR));
+	ASSERT_EQ(5, recv(b, buf, sizeof(buf), MSG_DONTWAIT))
+		TH_LOG("shutdown() returned 0 before the message arrived");
+	EXPECT_EQ(-1, send_to(a, "again", 5, PORT(1), MSG_NOSIGNAL));
+	EXPECT_EQ(EPIPE, errno);
+
+	ASSERT_EQ(5, send_to(b, "hello", 5, DEAD_PORT, 0));
+	EXPECT_EQ(-1, shutdown(b, SHUT_WR));
+	EXPECT_EQ(ETIMEDOUT, errno);
+	EXPECT_EQ(-1, shutdown(b, SHUT_RD));
+	EXPECT_EQ(EOPNOTSUPP, errno);
 }
 
 /* ... or by the next recv. */
