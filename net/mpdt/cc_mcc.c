@@ -45,20 +45,23 @@ struct mcc {
 	u32 floor_pm;
 };
 
-static u32 mcc_msgs(const struct mcc *m)
+static u64 mcc_msgs(const struct mcc *m)
 {
-	return (u32)max(div64_u64(m->win, m->msg_unit), 1ULL);
+	return max(div64_u64(m->win, m->msg_unit), 1ULL);
 }
 
+/* Saturated, not truncated: a window of 2^32 messages is not 0. */
 u32 mpdt_mcc_window_msgs(const struct mpdt_cc *cc)
 {
-	return mcc_msgs(cc->priv);
+	u64 msgs = mcc_msgs(cc->priv);
+
+	return msgs > U32_MAX ? U32_MAX : msgs;
 }
 
 static void mcc_set_cwnd(struct mpdt_cc *cc, struct mcc *m)
 {
 	m->win = clamp(m->win, (u64)cc->mss, m->max_cwnd);
-	cc->cwnd = mpdt_cc_bound((u64)mcc_msgs(m) * m->msg_unit, m->max_cwnd,
+	cc->cwnd = mpdt_cc_bound(mcc_msgs(m) * m->msg_unit, m->max_cwnd,
 				 cc->mss);
 }
 

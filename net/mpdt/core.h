@@ -38,6 +38,7 @@ typedef __s64 s64;
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
+#define U32_MAX		(~0U)
 #define U64_MAX		(~0ULL)
 
 static inline u64 div64_u64(u64 n, u64 d)

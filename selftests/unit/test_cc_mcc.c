@@ -164,4 +164,22 @@ TEST(mcc_message_unit_is_at_most_a_chunk)
 	unit_cc_stop(&cc);
 }
 
+/* 2^38 bytes of window in 64-byte messages are 2^32 messages: the count
+ * was truncated to a u32, 0, and the window fell to one packet.
+ */
+TEST(mcc_window_of_2_32_messages_is_not_zero)
+{
+	struct mpdt_params p = unit_cc_params(1U << 21, 1U << 20);
+	struct mpdt_cc cc;
+
+	p.mcc_chunk_bytes = 64;
+	p.mcc_max_cwnd_pct = 100;
+	ASSERT_EQ(1ULL << 38, mpdt_bdp(&p));
+	unit_cc_start(&cc, &mpdt_cc_mcc, &p, 64);
+	EXPECT_EQ(~0U, mpdt_mcc_window_msgs(&cc));
+	EXPECT_EQ(0x7fffffffU, cc.cwnd);
+	EXPECT_EQ(0x7fffffffU, done(&cc, T0, 64, UNIT_US(1)));
+	unit_cc_stop(&cc);
+}
+
 TEST_HARNESS_MAIN
