@@ -27,6 +27,7 @@
 #   fabric_link_packets L S [up|down|both]     packets put on the link
 #   fabric_dev_counter NODE DEV FIELD  one `ip -s link` counter (tx_packets...)
 #   fabric_queue_stats NODE DEV        qdisc statistics as one line of JSON
+#   fabric_port_counters               every switch port's marks, drops, packets, trims
 #   fabric_destroy                     delete it all (idempotent)
 #   fabric_cleanup_on_exit             fabric_destroy at exit (chains traps)
 #
@@ -217,6 +218,8 @@ _fabric_python() {
 #       ports' new rates (busy time and counters kept).
 #   stats NS DEV QDISC_JSON FILTER_JSON BPFDIR SLOT
 #       fabric_queue_stats' JSON (BPFDIR "" for no marker).
+#   vq-dump BPFDIR SLOT NAME [SLOT NAME]...
+#       fabric_port_counters: "NAME marks drops packets trims" per port.
 #
 # The marker (see "Queueing disciplines" below) is an eBPF program
 # assembled here by hand (no compiler needed) and attached to a switch
@@ -562,6 +565,11 @@ elif cmd == "stats":
         out["trims"] = v[8]
     out["qdiscs"] = qd
     print(json.dumps(out, separators=(",", ":")))
+elif cmd == "vq-dump":
+    m = obj_get(args[0] + "/map")
+    for k, name in zip(args[1::2], args[2::2]):
+        v = struct.unpack("<%dQ" % (VAL // 8), map_elem(1, m, int(k)))
+        print(name, v[5], v[6], v[7], v[8])
 else:
     die("unknown command " + cmd)
 PYEOF
@@ -1355,6 +1363,38 @@ fabric_queue_stats() {
 	f=$(tc -n "$ns" -j -s filter show dev "$dev" ingress 2>/dev/null) || f='[]'
 	_fabric_slot_set "$ns" "$dev"
 	_fabric_py stats "$ns" "$dev" "$q" "$f" "${FABRIC_BPF_DIR:-}" "$_FABRIC_SLOT"
+}
+
+# fabric_port_counters: the marker's counters of every switch port, one
+# line each, "NODE:DEV marks drops packets trims" (NODE l<L> or s<S>, as
+# fabric_queue_stats' "vq"), read in one python process (one
+# fabric_queue_stats per port costs ~1 s under a loaded TCG).  drops are
+# the marker's tail drops: everything a full port drops (the netem under
+# it holds 100000 packets); not netem's random loss (FABRIC_LOSS_PCT) nor
+# a blackhole's.  Needs FABRIC_SHAPER=netem.
+fabric_port_counters() {
+	local l s i
+	local -a a=()
+	_fabric_need || return 1
+	[[ -n ${FABRIC_BPF_DIR:-} ]] ||
+		_fabric_err "fabric_port_counters needs the marker (FABRIC_SHAPER=netem)" || return 1
+	for ((l = 1; l <= FABRIC_LEAVES; l++)); do
+		for ((i = 1; i <= FABRIC_HOSTS; i++)); do
+			_fabric_slot_set "${FABRIC_PREFIX}l$l" "h$i"
+			a+=("$_FABRIC_SLOT" "l$l:h$i")
+		done
+		for ((s = 1; s <= FABRIC_SPINES; s++)); do
+			_fabric_slot_set "${FABRIC_PREFIX}l$l" "s$s"
+			a+=("$_FABRIC_SLOT" "l$l:s$s")
+		done
+	done
+	for ((s = 1; s <= FABRIC_SPINES; s++)); do
+		for ((l = 1; l <= FABRIC_LEAVES; l++)); do
+			_fabric_slot_set "${FABRIC_PREFIX}s$s" "l$l"
+			a+=("$_FABRIC_SLOT" "s$s:l$l")
+		done
+	done
+	_fabric_py vq-dump "$FABRIC_BPF_DIR" "${a[@]}"
 }
 
 # ---------------------------------------------------------------------------
