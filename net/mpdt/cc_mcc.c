@@ -47,7 +47,7 @@ struct mcc {
 
 static u64 mcc_msgs(const struct mcc *m)
 {
-	return max(div64_u64(m->win, m->msg_unit), 1ULL);
+	return max(mpdt_div(m->win, m->msg_unit), 1ULL);
 }
 
 /* Saturated, not truncated: a window of 2^32 messages is not 0. */
@@ -74,7 +74,7 @@ static void mcc_init(struct mpdt_cc *cc, const struct mpdt_params *p)
 			   p->mcc_target_max_delay_us * MPDT_NSEC_PER_USEC :
 			   2 * base_rtt;
 	m->target_msg_ns = p->mcc_target_msg_delay_us * MPDT_NSEC_PER_USEC;
-	m->inc = max(div64_u64(mpdt_bdp(p), p->mcc_oversub), 1ULL);
+	m->inc = max(mpdt_div(mpdt_bdp(p), p->mcc_oversub), 1ULL);
 	m->max_cwnd = mpdt_cc_max_cwnd(p, p->mcc_max_cwnd_pct, cc->mss);
 	m->chunk = max(p->mcc_chunk_bytes, cc->mss);
 	m->link_mbps = p->link_mbps;

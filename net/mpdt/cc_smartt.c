@@ -82,7 +82,8 @@ static void smartt_set(struct mpdt_cc *cc, const struct smartt *s, u64 cwnd)
 static bool smartt_wtd(struct smartt *s, const struct mpdt_cc_ack *a,
 		       u32 mss)
 {
-	u64 pkts = div64_u64(a->acked_bytes + mss - 1, mss);
+	u64 unit = max(mss, 1U);
+	u64 pkts = div64_u64(a->acked_bytes + unit - 1, unit);
 	u64 marks = a->ce_count ? a->ce_count : a->ce;
 	u64 cap = SMARTT_WTD_MAX, sample, i;
 

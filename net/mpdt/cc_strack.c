@@ -59,7 +59,7 @@ void mpdt_strack_consts(const struct mpdt_params *p, u32 mss,
 	a = mpdt_cc_ref_scale((u64)mss * p->strack_alpha_pct *
 			      (STRACK_PPM / 100), p);
 	a = mpdt_mul_div(a, base_rtt, MPDT_CC_REF_RTT_NS);
-	k->alpha = div64_u64(a, base_rtt);
+	k->alpha = mpdt_div(a, base_rtt);
 }
 
 static void strack_init(struct mpdt_cc *cc, const struct mpdt_params *p)
@@ -107,7 +107,7 @@ static u64 strack_decrease(struct strack *s, u64 cwnd, u64 delay, u64 now)
 	u64 cut, factor;
 
 	if (delay > k->qhigh_ns && s->achieved_bdp &&
-	    s->achieved_bdp < div64_u64(k->max_cwnd, s->achieved_div)) {
+	    s->achieved_bdp < mpdt_div(k->max_cwnd, s->achieved_div)) {
 		/* Heavy incast: jump to what the network delivered. */
 		s->last_decrease = now;
 		return s->achieved_bdp;

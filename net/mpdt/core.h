@@ -54,15 +54,31 @@ static inline u64 mul_u64_u64_div_u64(u64 a, u64 b, u64 d)
 
 #define MPDT_NSEC_PER_USEC	1000ULL
 
+/* A divisor that comes from the parameters or from a peer goes through
+ * mpdt_div() or mpdt_mul_div(), which take 0 for 1.  mpdt_params_invalid()
+ * refuses the parameters that would make one zero; this is the second
+ * line, so that a value it misses, or a parameter added later, costs
+ * accuracy rather than a division trap in softirq.
+ */
+static inline u64 mpdt_div(u64 n, u64 d)
+{
+	return div64_u64(n, max(d, 1ULL));
+}
+
 /* floor(a * b / d) without overflowing the product, U64_MAX when the
  * quotient does not fit, for the congestion controls' fixed-point
  * arithmetic (no floating point in the kernel; 32-bit builds cannot divide
  * u64 with '/').  Split as (q * d + r) * b / d so the 128-bit step only
  * sees r < d, whose quotient always fits: x86's divq traps otherwise.
+ * A zero @d counts as 1, as in mpdt_div().
  */
 static inline u64 mpdt_mul_div(u64 a, u64 b, u64 d)
 {
-	u64 q = div64_u64(a, d), r = a - q * d, lo;
+	u64 q, r, lo;
+
+	d = max(d, 1ULL);
+	q = div64_u64(a, d);
+	r = a - q * d;
 
 	if (q && b > div64_u64(U64_MAX, q))
 		return U64_MAX;

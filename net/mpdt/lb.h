@@ -78,6 +78,15 @@ struct mpdt_lb_ops {
 	void (*on_loss)(struct mpdt_lb *lb, u16 ev, bool rto, u64 now);
 };
 
+/* The EVs a policy chooses from are 0 .. mpdt_lb_evs() - 1: at least one,
+ * so that no policy divides by zero or walks an empty order, whatever the
+ * parameters were.
+ */
+static inline u32 mpdt_lb_evs(const struct mpdt_lb *lb)
+{
+	return max(lb->entropies, 1U);
+}
+
 extern const struct mpdt_lb_ops mpdt_lb_ecmp;
 extern const struct mpdt_lb_ops mpdt_lb_oblivious;
 extern const struct mpdt_lb_ops mpdt_lb_bitmap;

@@ -63,7 +63,7 @@ static void bitmap_init(struct mpdt_lb *lb, const struct mpdt_params *p,
 {
 	struct lb_bitmap *s = lb->priv;
 
-	s->paths = min(lb->entropies, BITMAP_MAX_PATHS);
+	s->paths = min(mpdt_lb_evs(lb), BITMAP_MAX_PATHS);
 	s->rr = seed % s->paths;
 	s->reset_rtts = p->bitmap_reset_rtts;
 }

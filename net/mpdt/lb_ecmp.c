@@ -22,7 +22,7 @@ static void ecmp_init(struct mpdt_lb *lb, const struct mpdt_params *p,
 {
 	struct lb_ecmp *s = lb->priv;
 
-	s->ev = seed % lb->entropies;
+	s->ev = seed % mpdt_lb_evs(lb);
 }
 
 static u16 ecmp_choose(struct mpdt_lb *lb, struct mpdt_lb_ctx *ctx)

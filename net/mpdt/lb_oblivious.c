@@ -27,7 +27,7 @@ static void oblivious_init(struct mpdt_lb *lb, const struct mpdt_params *p,
 {
 	struct lb_oblivious *s = lb->priv;
 
-	mpdt_perm_init(&s->order, lb->entropies, seed);
+	mpdt_perm_init(&s->order, mpdt_lb_evs(lb), seed);
 	s->next = 0;
 }
 
@@ -37,7 +37,7 @@ static u16 oblivious_choose(struct mpdt_lb *lb, struct mpdt_lb_ctx *ctx)
 	struct lb_oblivious *s = lb->priv;
 	u16 ev = mpdt_perm_at(&s->order, s->next);
 
-	if (++s->next == lb->entropies)
+	if (++s->next >= mpdt_lb_evs(lb))
 		s->next = 0;
 	return ev;
 }

@@ -63,20 +63,20 @@ static void paralet_init(struct mpdt_lb *lb, const struct mpdt_params *p,
 	s->m = min(paralet_flowlets(p), room);
 	s->bdps = p->paralet_bdps;
 	mpdt_prng_seed(&s->rng, seed);
-	mpdt_perm_init(&s->order, lb->entropies, mpdt_prng_next(&s->rng));
+	mpdt_perm_init(&s->order, mpdt_lb_evs(lb), mpdt_prng_next(&s->rng));
 }
 
 /* §5.2: S = 4 BDP / m packets, at least one. */
 static u32 paralet_size(const struct lb_paralet *s, u32 bdp_pkts)
 {
-	return clamp((u64)s->bdps * bdp_pkts / s->m, 1ULL, (u64)~0U);
+	return clamp(mpdt_div((u64)s->bdps * bdp_pkts, s->m), 1ULL, (u64)~0U);
 }
 
 static u16 paralet_next_ev(struct mpdt_lb *lb, struct lb_paralet *s)
 {
 	u16 ev = mpdt_perm_at(&s->order, s->order_pos);
 
-	s->order_pos = (s->order_pos + 1) % lb->entropies;
+	s->order_pos = (s->order_pos + 1) % mpdt_lb_evs(lb);
 	return ev;
 }
 
@@ -103,7 +103,7 @@ static u16 paralet_choose(struct mpdt_lb *lb, struct mpdt_lb_ctx *ctx)
 
 	if (ctx->resend) {
 		ctx->in_flowlet = false;
-		return mpdt_prng_below(&s->rng, lb->entropies);
+		return mpdt_prng_below(&s->rng, mpdt_lb_evs(lb));
 	}
 	f = &s->flowlet[s->next];
 	s->next = (s->next + 1) % s->m;

@@ -103,7 +103,7 @@ static u64 prime_paths(struct prime_shape sh)
 static struct prime_shape prime_shape(const struct mpdt_params *p,
 				      u32 entropies, u32 cap)
 {
-	u32 limit = min(entropies, cap);
+	u32 limit = max(min(entropies, cap), 1U);	/* one path at least */
 	struct prime_shape sh = {
 		.parts = clamp(p->prime_tiers, 1U, PRIME_MAX_TIERS),
 		.size = p->prime_uplinks,

@@ -98,7 +98,7 @@ static void reps_init(struct mpdt_lb *lb, const struct mpdt_params *p,
 
 	s->size = min(reps_buffer_slots(p), room);
 	s->freeze_ns = p->reps_freeze_us * MPDT_NSEC_PER_USEC;
-	s->next_entropy = seed % lb->entropies;
+	s->next_entropy = seed % mpdt_lb_evs(lb);
 	s->explore_armed = true;
 }
 
@@ -106,7 +106,7 @@ static u16 reps_explore(struct mpdt_lb *lb, struct lb_reps *s)
 {
 	u16 ev = s->next_entropy;
 
-	s->next_entropy = (s->next_entropy + 1) % lb->entropies;
+	s->next_entropy = (s->next_entropy + 1) % mpdt_lb_evs(lb);
 	return ev;
 }
 
@@ -177,7 +177,7 @@ static u16 reps_choose(struct mpdt_lb *lb, struct mpdt_lb_ctx *ctx)
 	reps_thaw_if_due(s, ctx->now);
 	if (s->explore_armed) {
 		s->explore_armed = false;
-		s->explore_left = min(ctx->bdp_pkts, lb->entropies);
+		s->explore_left = min(ctx->bdp_pkts, mpdt_lb_evs(lb));
 	}
 	if (s->explore_left) {
 		s->explore_left--;

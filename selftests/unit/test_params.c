@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Every load balancing policy and congestion control, driven with
+ * parameters the validation (net/mpdt/params.c) would refuse (a BDP of 0,
+ * all zeros) or accepts at its extremes, never traps (UBSan: division by
+ * zero, shifts, signed overflow) nor leaves its bounds.
+ */
+#include "unit.h"
+#include "algo.h"
+#include "kselftest_harness.h"
+
+/* The module's defaults (main.c). */
+static struct mpdt_params defaults(void)
+{
+	struct mpdt_params p = unit_cc_params(10000, 100);
+
+	p.udp_port = 4796;
+	p.ack_bytes = 8192;
+	p.ack_on_epsn = 1;
+	p.ack_on_ce = 1;
+	p.probe_mult = 3;
+	p.rto_min_us = 10000;
+	p.rto_max_us = 1000000;
+	p.max_retries = 8;
+	p.rx_window = 4096;
+	p.entropies = 256;
+	p.entropy_base = 49152;
+	return p;
+}
+
+/* Every tunable at the low (or high) end of its range. */
+static struct mpdt_params at_range_ends(bool high)
+{
+	struct mpdt_params p;
+	unsigned int i;
+
+	memset(&p, 0, sizeof(p));
+	for (i = 0; i < mpdt_param_count; i++) {
+		const struct mpdt_param_desc *d = &mpdt_param_descs[i];
+
+		*mpdt_param_field(&p, d) = high ? d->max : d->min;
+	}
+	return p;
+}
+
+/* --- the algorithms never trap, whatever the parameters ------------------ */
+
+/* The parameter sets the algorithms are driven with. */
+enum hostile_set {
+	SET_BDP_ZERO,		/* issue #9: link-mbps 1 base-rtt-us 1 */
+	SET_MIN,		/* every tunable at its minimum */
+	SET_MAX,		/* every tunable at its maximum */
+	SET_ZERO,		/* all zero: only the core's own guards */
+	__SET_MAX
+};
+
+static struct mpdt_params hostile_params(enum hostile_set set)
+{
+	struct mpdt_params p;
+
+	switch (set) {
+	case SET_BDP_ZERO:
+		p = defaults();
+		p.link_mbps = 1;
+		p.base_rtt_us = 1;
+		return p;
+	case SET_MIN:
+		return at_range_ends(false);
+	case SET_MAX:
+		return at_range_ends(true);
+	default:
+		memset(&p, 0, sizeof(p));
+		return p;
+	}
+}
+
+/* A congestion control as conn.c drives it (mss = payload), with random
+ * signals at their extremes; false if the window ever left [mss, 2^31).
+ */
+static bool cc_survives(const struct mpdt_cc_ops *ops,
+			const struct mpdt_params *p, u64 seed)
+{
+	struct unit_rng rng = { .state = seed };
+	struct mpdt_cc cc;
+	u64 now = UNIT_MS(1);
+	bool ok = true;
+	int i;
+
+	unit_cc_start(&cc, ops, p, p->payload);
+	for (i = 0; i < 3000 && ok; i++) {
+		now += unit_rand_below(&rng, 1000000);
+		switch (unit_rand_below(&rng, 8)) {
+		case 0:
+			if (ops->on_nack)
+				ops->on_nack(&cc, 1 + unit_rand_below(&rng, 3),
+					     now);
+			break;
+		case 1:
+			if (ops->on_timeout)
+				ops->on_timeout(&cc, now);
+			break;
+		case 2:
+			if (ops->on_message_done)
+				ops->on_message_done(&cc,
+						     unit_rand_below(&rng, 1U << 24),
+						     unit_rand(&rng) >> unit_rand_below(&rng, 64),
+						     now);
+			break;
+		default:
+			if (ops->on_ack)
+				unit_cc_ack(&cc, now,
+					    unit_rand_below(&rng, 4) ?
+					    unit_rand_below(&rng, 1U << 30) :
+					    MPDT_RTT_SAMPLE_MAX,
+					    unit_rand(&rng) >> unit_rand_below(&rng, 64),
+					    unit_rand(&rng) >> 20,
+					    (u16)unit_rand(&rng));
+		}
+		ok = cc.cwnd >= cc.mss && cc.cwnd <= 0x7fffffff;
+	}
+	if (ops == &mpdt_cc_mcc)
+		ok = ok && mpdt_mcc_window_msgs(&cc) >= 1;
+	unit_cc_stop(&cc);
+	return ok;
+}
+
+TEST(every_cc_survives_hostile_parameters)
+{
+	const struct mpdt_cc_ops *ops;
+	struct mpdt_params p;
+	unsigned int i, set;
+
+	for (set = 0; set < __SET_MAX; set++) {
+		p = hostile_params(set);
+		for (i = 0; (ops = mpdt_cc_at(i)); i++)
+			EXPECT_TRUE(cc_survives(ops, &p, 7 + set))
+				TH_LOG("cc %s, parameter set %u", ops->name,
+				       set);
+	}
+}
+
+/* A policy as conn.c allocates and drives it; the EVs it picks are below
+ * the entropies (or 0 when there are none).
+ */
+static u32 lb_bad_evs(const struct mpdt_lb_ops *ops,
+		      const struct mpdt_params *p, u64 seed)
+{
+	struct unit_rng rng = { .state = seed };
+	struct mpdt_lb_ctx ctx;
+	struct mpdt_lb lb;
+	u32 i, bad = 0;
+	u16 ev;
+
+	unit_lb_start(&lb, ops, p, seed);
+	for (i = 0; i < 3000; i++) {
+		memset(&ctx, 0, sizeof(ctx));
+		ctx.now = UNIT_US(i);
+		ctx.psn = i;
+		ctx.cwnd_pkts = 1 + unit_rand_below(&rng, 1U << 20);
+		ctx.bdp_pkts = 1 + unit_rand_below(&rng, 1U << 20);
+		ctx.rtt_ns = unit_rand_below(&rng, 1U << 30);
+		ctx.resend = !unit_rand_below(&rng, 10);
+		ev = ops->choose_ev(&lb, &ctx);
+		bad += ev >= max(p->entropies, 1U);
+		if (!unit_rand_below(&rng, 4))
+			ev = (u16)unit_rand(&rng);
+		switch (unit_rand_below(&rng, 4)) {
+		case 0:
+			unit_lb_nack(&lb, ctx.now, ev,
+				     1 + unit_rand_below(&rng, 3));
+			break;
+		case 1:
+			if (ops->on_loss)
+				ops->on_loss(&lb, ev, unit_rand_below(&rng, 2),
+					     ctx.now);
+			break;
+		default:
+			unit_lb_ack(&lb, ctx.now, ev, unit_rand_below(&rng, 2));
+		}
+	}
+	unit_lb_stop(&lb);
+	return bad;
+}
+
+TEST(every_lb_survives_hostile_parameters)
+{
+	const struct mpdt_lb_ops *ops;
+	struct mpdt_params p;
+	unsigned int i, set;
+
+	for (set = 0; set < __SET_MAX; set++) {
+		p = hostile_params(set);
+		for (i = 0; (ops = mpdt_lb_at(i)); i++)
+			EXPECT_EQ(0U, lb_bad_evs(ops, &p, 11 + set))
+				TH_LOG("lb %s, parameter set %u", ops->name,
+				       set);
+	}
+}
+
+TEST_HARNESS_MAIN
