@@ -87,6 +87,11 @@ static inline u32 mpdt_lb_evs(const struct mpdt_lb *lb)
 	return max(lb->entropies, 1U);
 }
 
+/* "prime": @p's MP-EV layout is used as configured, no tier dropped and
+ * no part cut to the entropy range (for mpdt_params_invalid()).
+ */
+bool mpdt_prime_layout_fits(const struct mpdt_params *p);
+
 extern const struct mpdt_lb_ops mpdt_lb_ecmp;
 extern const struct mpdt_lb_ops mpdt_lb_oblivious;
 extern const struct mpdt_lb_ops mpdt_lb_bitmap;

@@ -128,6 +128,13 @@ static u32 prime_priv_size(const struct mpdt_params *p)
 	return sizeof(struct lb_prime) + prime_paths(sh) * PRIME_PATH_BYTES;
 }
 
+bool mpdt_prime_layout_fits(const struct mpdt_params *p)
+{
+	struct prime_shape sh = prime_shape(p, p->entropies, PRIME_MAX_PATHS);
+
+	return sh.parts == p->prime_tiers && sh.size == p->prime_uplinks;
+}
+
 static u16 *prime_order(struct lb_prime *s, u32 part)
 {
 	return (u16 *)&s->until[s->paths] + part * s->size;

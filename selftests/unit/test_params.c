@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Every load balancing policy and congestion control, driven with
- * parameters the validation (net/mpdt/params.c) would refuse (a BDP of 0,
- * all zeros) or accepts at its extremes, never traps (UBSan: division by
- * zero, shifts, signed overflow) nor leaves its bounds.
+ * Parameter validation (net/mpdt/params.c): every set that would make a
+ * divisor zero or a rule meaningless is refused with its own message (the
+ * netlink extack message).  And the second line: every load balancing
+ * policy and congestion control, driven with parameters the validation
+ * would refuse (a BDP of 0, all zeros) or accepts at its extremes, never
+ * traps (UBSan: division by zero, shifts, signed overflow) nor leaves its
+ * bounds.
  */
 #include "unit.h"
 #include "algo.h"
@@ -41,6 +44,141 @@ static struct mpdt_params at_range_ends(bool high)
 		*mpdt_param_field(&p, d) = high ? d->max : d->min;
 	}
 	return p;
+}
+
+static const char *why(const struct mpdt_params *p)
+{
+	const char *w = mpdt_params_invalid(p);
+
+	return w ? w : "(accepted)";
+}
+
+TEST(module_defaults_are_valid)
+{
+	struct mpdt_params p = defaults();
+
+	EXPECT_STREQ("(accepted)", why(&p));
+}
+
+TEST(earlier_rules_keep_their_messages)
+{
+	struct mpdt_params p = defaults();
+
+	p.payload = 10;
+	EXPECT_STREQ("parameter out of range", why(&p));
+	p = defaults();
+	p.rto_min_us = p.rto_max_us + 1;
+	EXPECT_STREQ("rto-min-us must not exceed rto-max-us", why(&p));
+}
+
+/* Issue #9: link-mbps 1 base-rtt-us 1 made the BDP 0 and smartt_fd()
+ * divide by it in softirq.
+ */
+TEST(bdp_below_one_payload_is_refused)
+{
+	const char *msg = "link-mbps * base-rtt-us / 8 (the BDP) must be at least one payload";
+	struct mpdt_params p = defaults();
+
+	p.link_mbps = 1;
+	p.base_rtt_us = 1;
+	EXPECT_EQ(0ULL, mpdt_bdp(&p));
+	EXPECT_STREQ(msg, why(&p));
+	p.base_rtt_us = 8 * p.payload - 1;	/* BDP = payload - 1 */
+	EXPECT_STREQ(msg, why(&p));
+	/* One payload: the smallest network the algorithms can size for. */
+	p.base_rtt_us = 8 * p.payload;
+	EXPECT_STREQ("(accepted)", why(&p));
+}
+
+TEST(fixed_cwnd_below_one_payload_is_refused)
+{
+	struct mpdt_params p = defaults();
+
+	p.fixed_cwnd = p.payload - 1;
+	EXPECT_STREQ("fixed-cwnd must be 0 (one BDP) or at least one payload",
+		     why(&p));
+	p.fixed_cwnd = p.payload;
+	EXPECT_STREQ("(accepted)", why(&p));
+	p.fixed_cwnd = 0;
+	EXPECT_STREQ("(accepted)", why(&p));
+}
+
+/* Default BDP 125000 bytes: 1% is 1250 bytes, below a 1400-byte packet. */
+TEST(largest_windows_below_one_payload_are_refused)
+{
+	struct mpdt_params p = defaults();
+
+	p.strack_max_cwnd_pct = 1;
+	EXPECT_STREQ("strack-max-cwnd-pct of the BDP must be at least one payload",
+		     why(&p));
+	p = defaults();
+	p.smartt_max_cwnd_pct = 1;
+	EXPECT_STREQ("smartt-max-cwnd-pct of the BDP must be at least one payload",
+		     why(&p));
+	p = defaults();
+	p.mcc_max_cwnd_pct = 1;
+	EXPECT_STREQ("mcc-max-cwnd-pct of the BDP must be at least one payload",
+		     why(&p));
+	p.mcc_max_cwnd_pct = 2;			/* 2500 bytes */
+	EXPECT_STREQ("(accepted)", why(&p));
+}
+
+TEST(smartt_fast_rtt_at_or_above_trtt_is_refused)
+{
+	struct mpdt_params p = defaults();
+
+	p.smartt_fast_rtt_pct = p.smartt_trtt_pct;
+	EXPECT_STREQ("smartt-fast-rtt-pct must be below smartt-trtt-pct",
+		     why(&p));
+	p.smartt_fast_rtt_pct = p.smartt_trtt_pct - 1;
+	EXPECT_STREQ("(accepted)", why(&p));
+}
+
+TEST(mcc_chunk_below_one_payload_is_refused)
+{
+	struct mpdt_params p = defaults();
+
+	p.mcc_chunk_bytes = p.payload - 1;
+	EXPECT_STREQ("mcc-chunk-bytes must be at least one payload", why(&p));
+	p.mcc_chunk_bytes = p.payload;
+	EXPECT_STREQ("(accepted)", why(&p));
+}
+
+/* PRIME §III-D: the MP-EV of prime-tiers parts of prime-uplinks values
+ * each must be used as configured; "prime" would otherwise drop tiers or
+ * cut the part silently.
+ */
+TEST(prime_layout_that_does_not_fit_is_refused)
+{
+	const char *msg = "prime-uplinks ^ prime-tiers paths must fit in entropies and in 1024";
+	struct mpdt_params p = defaults();
+
+	p.prime_tiers = 2;
+	EXPECT_STREQ("prime-tiers above 1 needs prime-uplinks", why(&p));
+	p.prime_uplinks = 4;			/* EVs 0 .. 15 of 256 */
+	EXPECT_STREQ("(accepted)", why(&p));
+	p.entropies = 15;
+	EXPECT_STREQ(msg, why(&p));
+	p.entropies = 256;
+	p.prime_uplinks = 64;			/* 4096 paths */
+	EXPECT_STREQ(msg, why(&p));
+	p.prime_tiers = 1;
+	p.prime_uplinks = 257;			/* above the entropies */
+	EXPECT_STREQ(msg, why(&p));
+	p.prime_uplinks = 256;
+	EXPECT_STREQ("(accepted)", why(&p));
+	p.prime_uplinks = 1;
+	p.prime_tiers = 2;
+	EXPECT_STREQ(msg, why(&p));
+}
+
+/* The low end of every range has a BDP of 0 bytes: refused. */
+TEST(every_range_minimum_together_is_refused)
+{
+	struct mpdt_params p = at_range_ends(false);
+
+	EXPECT_STREQ("link-mbps * base-rtt-us / 8 (the BDP) must be at least one payload",
+		     why(&p));
 }
 
 /* --- the algorithms never trap, whatever the parameters ------------------ */
