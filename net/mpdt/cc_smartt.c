@@ -158,7 +158,8 @@ static u64 smartt_md(const struct smartt *s, u64 cwnd, u64 size, u64 rtt)
 /* §3.2.3 eq. 3: cwnd += size / cwnd * mtu * fi */
 static u64 smartt_fi(const struct smartt *s, u64 cwnd, u64 size, u32 mss)
 {
-	return cwnd + mpdt_mul_div(size * mss, s->k.fi, cwnd * SMARTT_PPM);
+	return mpdt_add_sat(cwnd, mpdt_mul_div(size * mss, s->k.fi,
+					       cwnd * SMARTT_PPM));
 }
 
 /* §3.2.4 eq. 4: cwnd += min(size, (trtt - rtt) / rtt * size / cwnd *
@@ -170,7 +171,7 @@ static u64 smartt_mi(const struct smartt *s, u64 cwnd, u64 size, u64 rtt,
 	u64 inc = mpdt_mul_div(size * mss, s->k.mi, cwnd);
 
 	inc = mpdt_mul_div(inc, s->k.trtt_ns - rtt, rtt * SMARTT_PPM);
-	return cwnd + min(size, inc);
+	return mpdt_add_sat(cwnd, min(size, inc));
 }
 
 /* Algorithm 1 lines 19-27: the four quadrants. */

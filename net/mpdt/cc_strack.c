@@ -133,17 +133,17 @@ static void strack_adjust(struct mpdt_cc *cc, struct strack *s, bool ecn,
 
 	if (!ecn && delay > k->qhigh_ns) {
 		/* Line 6: a stale long delay but no queue behind it. */
-		cwnd += mpdt_mul_div(k->beta, acked, cwnd);
+		cwnd = mpdt_add_sat(cwnd, mpdt_mul_div(k->beta, acked, cwnd));
 	} else if (!ecn && delay < k->target_ns) {
 		/* Line 8: grow by how far below the target the delay is. */
 		inc = mpdt_mul_div(k->alpha, k->target_ns - delay, STRACK_PPM);
-		cwnd += mpdt_mul_div(inc, acked, cwnd);
+		cwnd = mpdt_add_sat(cwnd, mpdt_mul_div(inc, acked, cwnd));
 	} else if (can_decrease && s->avg_delay > k->target_ns) {
 		cwnd = strack_decrease(s, cwnd, delay, now);
 	}
 	if (can_shuffle) {
 		/* Line 19: fairness, and room for packets to explore paths. */
-		cwnd += k->eta;
+		cwnd = mpdt_add_sat(cwnd, k->eta);
 		s->last_selfai = now;
 	}
 	cc->cwnd = mpdt_cc_bound(cwnd, k->max_cwnd, cc->mss);

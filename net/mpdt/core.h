@@ -86,6 +86,14 @@ static inline u64 mpdt_mul_div(u64 a, u64 b, u64 d)
 	return q * b > U64_MAX - lo ? U64_MAX : q * b + lo;
 }
 
+/* a + b, U64_MAX if the sum does not fit: an increase that saturated
+ * mpdt_mul_div() must not wrap a window round to a small one.
+ */
+static inline u64 mpdt_add_sat(u64 a, u64 b)
+{
+	return b > U64_MAX - a ? U64_MAX : a + b;
+}
+
 /* Serial-number arithmetic on 32-bit PSNs (RFC 1982). */
 static inline bool psn_before(u32 a, u32 b)
 {

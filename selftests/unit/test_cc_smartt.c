@@ -243,4 +243,22 @@ TEST(smartt_window_bounds)
 	unit_cc_stop(&cc);
 }
 
+/* 10 Tbit/s and 10 s (trtt 15 s, fi 2e13 ppm at MSS 8900): eq. 3 for a
+ * SACK of 2^40 bytes saturates mpdt_mul_div(); the window must saturate
+ * with it, not wrap round to one below where it was.
+ */
+TEST(smartt_increase_saturates_instead_of_wrapping)
+{
+	struct mpdt_params p = unit_cc_params(10000000, 10000000);
+	struct mpdt_cc cc;
+
+	unit_cc_start(&cc, &mpdt_cc_smartt, &p, 8900);
+	cc.cwnd = 8900;			/* as after a run of decreases */
+	/* rtt 20 s > trtt: FI alone (no FastIncrease, no MI) */
+	EXPECT_EQ(0x7fffffffU,
+		  unit_cc_ack(&cc, UNIT_SEC(100), UNIT_SEC(20), 1ULL << 40, 0,
+			      0));
+	unit_cc_stop(&cc);
+}
+
 TEST_HARNESS_MAIN

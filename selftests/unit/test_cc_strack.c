@@ -253,4 +253,32 @@ TEST(strack_bounds)
 	unit_cc_stop(&cc);
 }
 
+/*
+ * 10 Tbit/s and 10 s, a valid if extreme network, make beta 3.7e12 bytes
+ * (MSS 8900): beta * acked / cwnd overflows for a SACK of 2^36 bytes
+ * (what a peer may claim after as many sent) and mpdt_mul_div()
+ * saturates.  The increase must saturate too, not wrap the window round
+ * to one below where it was.
+ */
+TEST(strack_increase_saturates_instead_of_wrapping)
+{
+	struct mpdt_params p = unit_cc_params(10000000, 10000000);
+	struct mpdt_cc cc;
+
+	unit_cc_start(&cc, &mpdt_cc_strack, &p, 8900);
+	/* Line 19 once, so the next SACKs within a base RTT skip it. */
+	unit_cc_ack(&cc, UNIT_SEC(100), UNIT_SEC(50), 1, 0, 0);
+	cc.cwnd = 8900;			/* as after a run of decreases */
+	/* Line 6: delay 40 s > target_Qhigh 30 s, no ECN */
+	EXPECT_EQ(0x7fffffffU,
+		  unit_cc_ack(&cc, UNIT_SEC(101), UNIT_SEC(50), 1ULL << 36, 0,
+			      0));
+	cc.cwnd = 8900;
+	/* Line 8: no queuing delay */
+	EXPECT_EQ(0x7fffffffU,
+		  unit_cc_ack(&cc, UNIT_SEC(102), UNIT_SEC(10), 1ULL << 36, 0,
+			      0));
+	unit_cc_stop(&cc);
+}
+
 TEST_HARNESS_MAIN
