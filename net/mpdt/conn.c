@@ -139,17 +139,29 @@ void mpdt_conn_gc_arm(struct mpdt_sock *msk)
 }
 
 /* Expire partial messages and collect idle connections, while any are
- * left.  Softirq; release stops it (msk->closing, then del_timer_sync).
+ * left; end a time-wait.  Softirq; release stops it (msk->closing, then
+ * del_timer_sync), or it ends the time-wait and the socket with it.
  */
 void mpdt_conn_gc(struct timer_list *t)
 {
 	struct mpdt_sock *msk = from_timer(msk, t, gc_timer);
 	struct mpdt_conn *c, *tmp;
 	u64 now = mpdt_now();
+	bool tw_over;
 
 	spin_lock(&msk->lock);
 	if (msk->closing)
 		goto out;
+	if (msk->time_wait) {
+		tw_over = mpdt_tw_expire(msk, now);
+		if (!tw_over)
+			mod_timer(&msk->gc_timer, jiffies + 1 +
+				  nsecs_to_jiffies(msk->tw_end_ns - now));
+		spin_unlock(&msk->lock);
+		if (tw_over)
+			sock_put(&msk->inet.sk);
+		return;
+	}
 	list_for_each_entry_safe(c, tmp, &msk->conn_lru, lru) {
 		mpdt_rx_expire(c, now);
 		if (holds_nothing(c) && now - c->heard_ns >= MPDT_CONN_IDLE_NS)
@@ -308,7 +320,7 @@ void mpdt_rxmsg_free(struct mpdt_sock *msk, struct mpdt_rxmsg *m)
 	kmem_cache_free(mpdt_rxmsg_cache, m);
 }
 
-static void purge_tx(struct mpdt_conn *c)
+void mpdt_conn_purge_tx(struct mpdt_conn *c)
 {
 	struct mpdt_txmsg *m, *tmp;
 
@@ -342,7 +354,7 @@ void mpdt_conn_fail(struct mpdt_conn *c)
 	struct sock *sk = &c->msk->inet.sk;
 
 	c->state = MPDT_CONN_FAILED;
-	purge_tx(c);
+	mpdt_conn_purge_tx(c);
 	mpdt_stat_inc(c->msk->mn, MPDT_STAT_CONN_FAILED);
 	mpdt_netlink_conn_event(c, MPDT_CMD_CONN_FAILED);
 	hrtimer_try_to_cancel(&c->timer);
@@ -356,7 +368,7 @@ void mpdt_conn_destroy(struct mpdt_conn *c)
 {
 	hrtimer_cancel(&c->timer);
 	mpdt_netlink_conn_event(c, MPDT_CMD_CONN_CLOSED);
-	purge_tx(c);
+	mpdt_conn_purge_tx(c);
 	mpdt_conn_purge_rx(c);
 	kvfree(c->sb_ring);
 	kfree(c->rx_bits);

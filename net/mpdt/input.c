@@ -65,6 +65,13 @@ static void dispatch(struct mpdt_sock *msk, const struct mpdt_pkt *pkt,
 
 	r->from.port = htons(pkt->hdr.src_port);
 	c = mpdt_conn_find(msk, &r->from);
+	if (msk->time_wait) {
+		if (c)
+			mpdt_rx_time_wait(c, pkt);
+		else
+			mpdt_stat_inc(mn, MPDT_STAT_DROP_NO_SOCKET);
+		return;
+	}
 	if (!c) {
 		/* Only a sender opens a connection; SACKs need one. */
 		if (type == MPDT_T_DATA || type == MPDT_T_PROBE)

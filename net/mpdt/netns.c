@@ -139,6 +139,22 @@ static u16 pick_ephemeral(struct mpdt_net *mn)
 	return 0;
 }
 
+/* A port held by a closed socket in time-wait is taken over: the new
+ * socket is what the port's peers want now.
+ */
+static int port_take(struct mpdt_net *mn, u16 port)
+{
+	struct mpdt_sock *old = port_find(mn, port);
+
+	if (!old)
+		return 0;
+	if (!READ_ONCE(old->time_wait))
+		return -EADDRINUSE;
+	hlist_del_init_rcu(&old->port_node);
+	mn->nsockets--;
+	return 0;
+}
+
 /* Bind @msk to @port, or to a free ephemeral port when @port is 0. */
 static int port_bind(struct mpdt_sock *msk, u16 port)
 {
@@ -152,8 +168,8 @@ static int port_bind(struct mpdt_sock *msk, u16 port)
 		port = pick_ephemeral(mn);
 		if (!port)
 			err = -EADDRINUSE;
-	} else if (port_find(mn, port)) {
-		err = -EADDRINUSE;
+	} else {
+		err = port_take(mn, port);
 	}
 	if (!err) {
 		msk->port = port;
@@ -216,7 +232,7 @@ void mpdt_port_unbind(struct mpdt_sock *msk)
 	struct mpdt_net *mn = msk->mn;
 
 	spin_lock_bh(&mn->ports_lock);
-	if (msk->port) {
+	if (!hlist_unhashed(&msk->port_node)) {
 		hlist_del_init_rcu(&msk->port_node);
 		mn->nsockets--;
 	}

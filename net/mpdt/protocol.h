@@ -76,6 +76,8 @@ struct mpdt_sock {
 	struct mpdt_addr peer;		/* default peer after connect() */
 	bool connected;
 	bool closing;
+	bool time_wait;			/* closed; answers duplicates */
+	u64 tw_end_ns;
 	/* Chosen with setsockopt(); NULL: the netns default at connect. */
 	const struct mpdt_lb_ops *lb;
 	const struct mpdt_cc_ops *cc;
@@ -129,7 +131,6 @@ struct mpdt_rxmsg {
 	u32 seg;			/* segment size; 0 = not known yet */
 	u32 last_off;			/* offset of the last segment ... */
 	bool have_last;			/* ... if it arrived before @seg */
-	u64 progress_ns;		/* new payload last placed */
 	unsigned long *segs;		/* segments placed, once @seg known */
 	struct mpdt_addr from;
 	struct page **pages;
@@ -219,6 +220,7 @@ void mpdt_conn_gc_arm(struct mpdt_sock *msk);
 int mpdt_conn_send(struct mpdt_sock *msk, const struct mpdt_addr *peer,
 		   struct mpdt_txmsg *m);
 void mpdt_conn_purge_rx(struct mpdt_conn *c);
+void mpdt_conn_purge_tx(struct mpdt_conn *c);
 void mpdt_conn_queue_msg(struct mpdt_conn *c, struct mpdt_txmsg *m);
 void mpdt_conn_push(struct mpdt_conn *c);
 void mpdt_conn_destroy(struct mpdt_conn *c);
@@ -240,6 +242,11 @@ void mpdt_rx_on_data(struct mpdt_conn *c, const struct mpdt_pkt *pkt,
 		     const struct sk_buff *skb, u32 skb_off, bool ce);
 void mpdt_rx_on_probe(struct mpdt_conn *c, const struct mpdt_pkt *pkt);
 u64 mpdt_rx_quiet_ns(const struct mpdt_net *mn);
+void mpdt_rx_time_wait(struct mpdt_conn *c, const struct mpdt_pkt *pkt);
+
+/* timewait.c */
+bool mpdt_tw_enter(struct mpdt_sock *msk);
+bool mpdt_tw_expire(struct mpdt_sock *msk, u64 now);
 u32 mpdt_rx_expire(struct mpdt_conn *c, u64 now);
 
 /* input.c */

@@ -26,13 +26,18 @@ u64 mpdt_rx_quiet_ns(const struct mpdt_net *mn)
 	return 2ULL * READ_ONCE(mn->params.rto_max_us) * NSEC_PER_USEC;
 }
 
-/* A partial message that gained nothing for twice the quiet time was
- * abandoned: its sender crashed, failed the peer or closed without
- * lingering, and no longer holds it either.
+/* An incarnation silent for longer than its sender can keep retrying
+ * (max-retries + 1 timeouts, each at most rto-max, then it fails the
+ * peer) has no sender left: it crashed, failed us or closed without
+ * lingering, and holds none of its messages any more.  Its partial
+ * messages can go without anyone waiting for them.  A message's own lack
+ * of progress would not do: a live sender whose repairs keep getting lost
+ * could still complete it after we dropped the bytes we acknowledged.
  */
 static u64 reassembly_timeout_ns(const struct mpdt_net *mn)
 {
-	return 2 * mpdt_rx_quiet_ns(mn);
+	return (READ_ONCE(mn->params.max_retries) + 2ULL) *
+	       READ_ONCE(mn->params.rto_max_us) * NSEC_PER_USEC;
 }
 
 /* A DATA or PROBE with a nonce we have not seen is a new incarnation of the
@@ -161,7 +166,6 @@ static struct mpdt_rxmsg *rxmsg_admit(struct mpdt_conn *c,
 	m->id = d->msg_id;
 	m->len = d->msg_len;
 	m->charged = need;
-	m->progress_ns = mpdt_now();
 	atomic_add(need, &sk->sk_rmem_alloc);
 	c->rx_reserved += need;
 	hash_add(c->rx_msgs, &m->hnode, m->id);
@@ -179,15 +183,15 @@ static void rxmsg_drop(struct mpdt_conn *c, struct mpdt_rxmsg *m)
 /* Partial messages abandoned by their sender; returns how many. */
 u32 mpdt_rx_expire(struct mpdt_conn *c, u64 now)
 {
-	u64 timeout = reassembly_timeout_ns(c->msk->mn);
 	struct hlist_node *tmp;
 	struct mpdt_rxmsg *m;
 	u32 n = 0;
 	int bkt;
 
+	if (!c->rx_reserved ||
+	    now - c->rx_heard_ns < reassembly_timeout_ns(c->msk->mn))
+		return 0;
 	hash_for_each_safe(c->rx_msgs, bkt, tmp, m, hnode) {
-		if (now - m->progress_ns < timeout)
-			continue;
 		rxmsg_drop(c, m);
 		n++;
 	}
@@ -384,7 +388,6 @@ static u8 rx_accept(struct mpdt_conn *c, const struct mpdt_pkt *pkt,
 						   MPDT_STAT_DROP_NO_BUFFER);
 		return err == -EPROTO ? 0 : MPDT_NACK_NO_BUFFER;
 	}
-	m->progress_ns = mpdt_now();
 	m->rcvd += d->payload_len;
 	a->filled_hole = mpdt_rx_mark(&c->rx, d->psn, d->payload_len, a->ce);
 	if (m->rcvd == m->len)
@@ -428,6 +431,27 @@ void mpdt_rx_on_data(struct mpdt_conn *c, const struct mpdt_pkt *pkt,
 	}
 	if (mpdt_rx_ack_due(&c->rx, &pol, &a))
 		send_sack(c, NULL, d->ts, pkt->hdr.ev, ce ? MPDT_F_CE : 0);
+}
+
+/* A socket in time-wait (timewait.c) answers, for the incarnation it
+ * knows, a DATA it already holds and a PROBE; nothing else.
+ */
+void mpdt_rx_time_wait(struct mpdt_conn *c, const struct mpdt_pkt *pkt)
+{
+	const struct mpdt_data *d = &pkt->data;
+	bool probe = pkt->hdr.type == MPDT_T_PROBE;
+	bool dup = pkt->hdr.type == MPDT_T_DATA &&
+		   mpdt_rx_check(&c->rx, d->psn) == MPDT_RX_DUPLICATE;
+
+	if (!c->rx_active || pkt->hdr.nonce != c->rx_nonce || !(dup || probe)) {
+		mpdt_stat_inc(c->msk->mn, MPDT_STAT_DROP_NO_SOCKET);
+		return;
+	}
+	if (probe)
+		send_sack(c, &pkt->probe.sack_base, pkt->probe.ts, pkt->hdr.ev,
+			  MPDT_F_PROBE_ACK);
+	else
+		send_sack(c, NULL, d->ts, pkt->hdr.ev, 0);
 }
 
 /* §3.3.2 probe: answer at once with the segment the sender asked for. */

@@ -529,14 +529,19 @@ static void release_everything(struct mpdt_sock *msk)
 static int mpdt_release(struct socket *sock)
 {
 	struct sock *sk = sock->sk;
+	bool tw;
 
 	if (!sk)
 		return 0;
 	linger(sk);
-	release_everything(mpdt_sk(sk));
+	tw = mpdt_tw_enter(mpdt_sk(sk));
+	if (!tw)
+		release_everything(mpdt_sk(sk));
 	sock_orphan(sk);
 	sock->sk = NULL;
-	sock_put(sk);
+	/* In time-wait, the reference goes when it ends. */
+	if (!tw)
+		sock_put(sk);
 	return 0;
 }
 

@@ -420,7 +420,8 @@ enum hrtimer_restart mpdt_conn_timer(struct hrtimer *t)
 	u64 now, rto, probe;
 
 	spin_lock(&msk->lock);
-	if (msk->closing || c->state != MPDT_CONN_ACTIVE || !c->sb_ring)
+	if (msk->closing || msk->time_wait || c->state != MPDT_CONN_ACTIVE ||
+	    !c->sb_ring)
 		goto out;
 	now = mpdt_now();
 	rto = mpdt_sb_rto_deadline(&c->sb, mpdt_conn_rto(c),

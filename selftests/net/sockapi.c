@@ -491,6 +491,53 @@ TEST(dead_peer_next_send_etimedout_once)
 	EXPECT_EQ(5, send_to(a, "third", 5, DEAD_PORT, 0));
 }
 
+/* One counter of /proc/net/mpdt_stats, or -1. */
+static long long netns_stat(const char *name)
+{
+	FILE *f = fopen("/proc/net/mpdt_stats", "r");
+	char key[64];
+	long long v;
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %lld", key, &v) == 2) {
+		if (!strcmp(key, name)) {
+			fclose(f);
+			return v;
+		}
+	}
+	fclose(f);
+	return -1;
+}
+
+/* A receiver closed right after data stays in time-wait (it would answer
+ * retransmissions of what it holds), but a new socket may bind its port
+ * at once, and one that heard nothing long ago does not enter it.
+ */
+TEST(close_after_data_time_wait_port_reusable)
+{
+	int a = mk_bound(PORT(0)), b = mk_bound(PORT(1)), c;
+	long long tw = netns_stat("time_wait");
+	char buf[8];
+
+	ASSERT_LE(0, a);
+	ASSERT_LE(0, b);
+	ASSERT_LE(0, tw);
+	ASSERT_EQ(5, send_to(a, "hello", 5, PORT(1), 0));
+	ASSERT_EQ(5, recv(b, buf, sizeof(buf), 0));
+	ASSERT_EQ(0, close(b));
+	EXPECT_EQ(tw + 1, netns_stat("time_wait"));
+	b = mk_bound(PORT(1));
+	ASSERT_LE(0, b) TH_LOG("a port in time-wait could not be bound again");
+	c = mk_bound(PORT(2));
+	ASSERT_LE(0, c);
+	ASSERT_EQ(5, send_to(c, "again", 5, PORT(1), 0));
+	ASSERT_EQ(5, recv(b, buf, sizeof(buf), 0));
+	/* A socket that never heard from anyone goes at once. */
+	ASSERT_EQ(0, close(a));
+	EXPECT_EQ(tw + 1, netns_stat("time_wait"));
+}
+
 /* A message is delivered, or its sender is told: shutdown(SHUT_WR) waits
  * for every message and reports the peer that failed.
  */
