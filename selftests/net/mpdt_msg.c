@@ -6,6 +6,8 @@
  *                 [-t SECS] [-r READYFILE]
  *   mpdt_msg send -a ADDR -p PORT -n COUNT [-s SEED] [-m MIN] [-M MAX]
  *                 [-t SECS] [-l LOCALPORT] [-o FIRST]
+ *                 [-w [-L LINGER_SECS]] [-g GOFILE]
+ *   mpdt_msg recv ... [-x STOPFILE]
  *
  * -6 (or an IPv6 -a) uses an AF_INET6 socket.
  *
@@ -21,9 +23,28 @@
  * can start the sender without racing the receiver's start-up.
  * -o: the sender sends indexes FIRST .. FIRST+COUNT-1 (default 0), so that
  * several senders can share one receiver (which then gets -n TOTAL).
+ *
+ * Closing as an application that sends and exits (mpdt(7), "Closing"):
+ * -w: the sender does not poll MPDT_INFO; after its sends it calls
+ * shutdown(SHUT_WR), which waits (up to -t, SO_SNDTIMEO) until every
+ * message is acknowledged or fails with the pending error, reads SO_ERROR
+ * and MPDT_INFO, sets SO_LINGER (-L seconds, default -t) and closes.  It
+ * prints one JSON line saying which call, if any, reported an error
+ * ("error_from": "sendto", "shutdown", "so_error" or ""; errno values,
+ * EAGAIN from shutdown meaning -t ran out with no error) and the
+ * connection's MPDT_INFO after the shutdown; exit 0 only if no call
+ * failed.  A first sendto() that fails stops the sends (no shutdown).
+ * -g: the sender opens its socket, creates READYFILE if -r names one, and
+ * waits until GOFILE exists before its first send (senders released
+ * together).
+ * -x: the receiver keeps its socket open and keeps receiving after COUNT
+ * messages, until STOPFILE exists (or -t runs out), so that a copy
+ * delivered twice is counted in "duplicates", and the peer's last
+ * packets are answered as long as the test wants.
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <poll.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -43,7 +64,11 @@ struct opts {
 	const char *mode;
 	const char *addr;
 	const char *ready;
+	const char *go;		/* send: wait for this file (-g) */
+	const char *stop;	/* recv: receive until this file exists (-x) */
 	int port, lport, count, timeout, first;
+	int shut;		/* send: shutdown(SHUT_WR) and close (-w) */
+	int linger;		/* send -w: SO_LINGER seconds (-L) */
 	uint64_t seed;
 	uint32_t min, max;
 };
@@ -172,7 +197,7 @@ static int do_recv(const struct opts *o)
 	int fd = open_sock(o->family, o->port), got = 0, dup = 0, bad = 0;
 	int trunc = 0;
 	unsigned long long bytes = 0;
-	double t0 = 0;
+	double t0 = 0, t_open = now_s();
 
 	set_timeout(fd, o->timeout);
 	if (o->ready) {
@@ -184,10 +209,30 @@ static int do_recv(const struct opts *o)
 		}
 		fclose(f);
 	}
-	while (got + dup + bad < o->count) {
-		ssize_t n = recv(fd, buf, o->max + 1, MSG_TRUNC);
+	while (o->stop || got + dup + bad < o->count) {
+		ssize_t n;
 		int i;
 
+		if (o->stop) {
+			/* Wake up often enough to see STOPFILE; drain what
+			 * is queued before stopping.
+			 */
+			struct pollfd pfd = { .fd = fd, .events = POLLIN };
+			int stop = !access(o->stop, F_OK);
+
+			if (!poll(&pfd, 1, stop ? 0 : 50)) {
+				if (stop)
+					break;
+				if (now_s() - t_open > o->timeout) {
+					fprintf(stderr, "recv: no %s after %d s, "
+						"%d messages\n", o->stop,
+						o->timeout, got);
+					break;
+				}
+				continue;
+			}
+		}
+		n = recv(fd, buf, o->max + 1, MSG_TRUNC);
 		if (n < 0) {
 			fprintf(stderr, "recv: %s after %d messages\n",
 				strerror(errno), got);
@@ -325,25 +370,139 @@ static int do_send(const struct opts *o)
 	return 0;
 }
 
+/* -g: say the socket is open (-r READYFILE), then wait for GOFILE. */
+static int wait_go(const char *go, const char *ready)
+{
+	FILE *f;
+
+	if (ready) {
+		f = fopen(ready, "w");
+		if (!f) {
+			perror(ready);
+			return -1;
+		}
+		fclose(f);
+	}
+	while (access(go, F_OK))
+		usleep(5000);
+	return 0;
+}
+
+/* -w: send, shutdown(SHUT_WR), SO_ERROR, MPDT_INFO, SO_LINGER, close; one
+ * JSON line that says which call reported an error, if any.
+ */
+static int do_send_shut(const struct opts *o)
+{
+	struct sockaddr_storage peer;
+	uint8_t *buf = malloc(o->max + 1);
+	int fd = open_sock(o->family, o->lport), i, sh = 0;
+	int send_err = 0, shut_err = 0, so_err = 0, info_err = 0;
+	struct linger lg = { .l_onoff = 1, .l_linger = o->linger };
+	unsigned long long bytes = 0;
+	double t0, t_sent, t_shut, t_close;
+	socklen_t plen, elen = sizeof(so_err);
+	struct mpdt_info info;
+	const char *from = "";
+
+	plen = peer_addr(o, &peer);
+	if (!plen) {
+		fprintf(stderr, "bad address %s\n", o->addr);
+		return 2;
+	}
+	set_timeout(fd, o->timeout);
+	if (o->go && wait_go(o->go, o->ready))
+		return 2;
+	t0 = now_s();
+	for (i = 0; i < o->count; i++) {
+		uint32_t len = msg_size(o, o->first + i);
+
+		fill(o, o->first + i, buf, len);
+		if (sendto(fd, buf, len, 0, (struct sockaddr *)&peer,
+			   plen) != (ssize_t)len) {
+			send_err = errno;
+			fprintf(stderr, "sendto #%d (%u B): %s\n",
+				o->first + i, len, strerror(errno));
+			from = "sendto";
+			break;
+		}
+		bytes += len;
+	}
+	t_sent = now_s();
+	if (!send_err) {
+		sh = shutdown(fd, SHUT_WR);
+		if (sh) {
+			shut_err = errno;
+			fprintf(stderr, "shutdown: %s\n", strerror(errno));
+			if (shut_err != EAGAIN)
+				from = "shutdown";
+		}
+	}
+	t_shut = now_s();
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &so_err, &elen))
+		so_err = 0;
+	if (so_err && !*from)
+		from = "so_error";
+	if (get_info(fd, &peer, plen, &info)) {
+		info_err = errno;
+		memset(&info, 0, sizeof(info));
+	}
+	if (setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)))
+		perror("SO_LINGER");
+	close(fd);
+	t_close = now_s();
+	printf("{\"sent\": %d, \"bytes\": %llu, \"error_from\": \"%s\", "
+	       "\"sendto_errno\": %d, \"shutdown\": %d, "
+	       "\"shutdown_errno\": %d, \"so_error\": %d, "
+	       "\"send_seconds\": %.3f, \"shutdown_seconds\": %.3f, "
+	       "\"close_seconds\": %.3f, \"info_errno\": %d, \"state\": %u, "
+	       "\"msgs_sent\": %llu, \"msgs_acked\": %llu, "
+	       "\"msgs_inflight\": %u, \"snd_una\": %u, \"snd_nxt\": %u, "
+	       "\"retx_ooo\": %llu, \"retx_probe\": %llu, \"retx_rto\": %llu, "
+	       "\"retx_nack\": %llu, \"probes\": %llu, \"rtos\": %llu, "
+	       "\"sacks\": %llu, \"nacks\": %llu, \"bytes_sent\": %llu, "
+	       "\"bytes_acked\": %llu, \"srtt_us\": %u, \"rto_us\": %u, "
+	       "\"cwnd\": %u, \"lb\": \"%.*s\", \"cc\": \"%.*s\"}\n",
+	       i, bytes, from, send_err, sh, shut_err, so_err,
+	       t_sent - t0, t_shut - t_sent, t_close - t_shut, info_err,
+	       info.mi_state, (unsigned long long)info.mi_msgs_sent,
+	       (unsigned long long)info.mi_msgs_acked, info.mi_msgs_inflight,
+	       info.mi_snd_una, info.mi_snd_nxt,
+	       (unsigned long long)info.mi_retx[MPDT_RETX_OOO],
+	       (unsigned long long)info.mi_retx[MPDT_RETX_PROBE],
+	       (unsigned long long)info.mi_retx[MPDT_RETX_RTO],
+	       (unsigned long long)info.mi_retx[MPDT_RETX_NACK],
+	       (unsigned long long)info.mi_probes,
+	       (unsigned long long)info.mi_rtos,
+	       (unsigned long long)info.mi_sacks_rcvd,
+	       (unsigned long long)info.mi_nacks_rcvd,
+	       (unsigned long long)info.mi_bytes_sent,
+	       (unsigned long long)info.mi_bytes_acked, info.mi_srtt_us,
+	       info.mi_rto_us, info.mi_cwnd, MPDT_ALGO_NAME_MAX, info.mi_lb,
+	       MPDT_ALGO_NAME_MAX, info.mi_cc);
+	return send_err || sh || so_err ? 1 : 0;
+}
+
 static void print_usage(void)
 {
 	fprintf(stderr, "Usage: mpdt_msg send|recv [-6] -p PORT -n COUNT "
 		"[-a ADDR] [-s SEED] [-m MIN] [-M MAX] [-t SECS] "
-		"[-l LOCALPORT] [-o FIRST] [-r READYFILE]\n");
+		"[-l LOCALPORT] [-o FIRST] [-r READYFILE] [-w [-L SECS]] "
+		"[-g GOFILE] [-x STOPFILE]\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
 	struct opts o = { .family = AF_INET, .count = 1, .seed = 1, .min = 1,
-			  .max = 4 << 20, .timeout = 120, .addr = "127.0.0.1" };
+			  .max = 4 << 20, .timeout = 120, .addr = "127.0.0.1",
+			  .linger = -1 };
 	int c;
 
 	if (argc < 2)
 		print_usage();
 	o.mode = argv[1];
 	optind = 2;
-	while ((c = getopt(argc, argv, "6a:p:n:s:m:M:t:l:o:r:")) != -1) {
+	while ((c = getopt(argc, argv, "6a:p:n:s:m:M:t:l:o:r:wL:g:x:")) != -1) {
 		switch (c) {
 		case '6':
 			o.family = AF_INET6;
@@ -380,16 +539,34 @@ int main(int argc, char **argv)
 		case 'r':
 			o.ready = optarg;
 			break;
+		case 'w':
+			o.shut = 1;
+			break;
+		case 'L':
+			o.linger = atoi(optarg);
+			break;
+		case 'g':
+			o.go = optarg;
+			break;
+		case 'x':
+			o.stop = optarg;
+			break;
 		default:
 			print_usage();
 		}
 	}
-	if (!o.port || o.count < 2 || !o.min || o.min > o.max)
+	/* One message is enough for a sender that closes (-w) and for a
+	 * receiver that waits for STOPFILE (-x).
+	 */
+	if (!o.port || o.count < (o.shut || o.stop ? 1 : 2) || !o.min ||
+	    o.min > o.max)
 		print_usage();
+	if (o.linger < 0)
+		o.linger = o.timeout;
 	if (!strcmp(o.mode, "recv"))
 		return do_recv(&o);
 	if (!strcmp(o.mode, "send"))
-		return do_send(&o);
+		return o.shut ? do_send_shut(&o) : do_send(&o);
 	print_usage();
 	return 2;
 }
