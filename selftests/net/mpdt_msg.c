@@ -315,6 +315,8 @@ static socklen_t peer_addr(const struct opts *o, struct sockaddr_storage *ss)
 	       sizeof(*s4) : 0;
 }
 
+static int wait_go(const char *go, const char *ready);
+
 static int do_send(const struct opts *o)
 {
 	struct sockaddr_storage peer;
@@ -331,6 +333,11 @@ static int do_send(const struct opts *o)
 		return 2;
 	}
 	set_timeout(fd, o->timeout);
+	if (o->go) {
+		if (wait_go(o->go, o->ready))
+			return 2;
+		t0 = now_s();
+	}
 	for (i = 0; i < o->count; i++) {
 		uint32_t len = msg_size(o, o->first + i);
 
