@@ -80,15 +80,16 @@ static bool embryonic(const struct mpdt_conn *c)
 }
 
 /* Forgetting a connection is safe when it holds nothing and its peer has
- * been quiet for long enough that a new incarnation of it would be
- * adopted anyway (mpdt_rx_quiet_ns()), so no late retransmission can
- * find fresh state and be taken for new data.  A stranger's embryonic
- * connection can go at once.
+ * been quiet for twice the quiet time: the peer's sending half, idle for
+ * the quiet time, starts a new incarnation with its next message
+ * (tx_idle_restart()), which finds fresh state as it should, instead of
+ * continuing its PSNs into a bitmap that forgot them.  A stranger's
+ * embryonic connection can go at once.
  */
 static bool evictable(const struct mpdt_conn *c, u64 now, u64 quiet)
 {
 	return holds_nothing(c) &&
-	       (embryonic(c) || now - c->heard_ns >= quiet);
+	       (embryonic(c) || now - c->heard_ns >= 2 * quiet);
 }
 
 /* Free @c unless its timer is running (it waits for msk->lock, which we
@@ -242,6 +243,19 @@ static void tx_reset(struct mpdt_conn *c)
 	c->cc.ops->init(&c->cc, p);
 }
 
+/* A sending half that held nothing and heard nothing for the quiet time
+ * starts a new incarnation with its next message: the peer may have
+ * forgotten the old one (evictable(), the idle timeout, a restart), and
+ * it adopts a new nonce after that much quiet anyway (rx.c).  The path's
+ * RTT and congestion state are stale by then too (cf. RFC 2861).
+ */
+static bool tx_idle_restart(const struct mpdt_conn *c, u64 now)
+{
+	return c->state == MPDT_CONN_FAILED ||
+	       (list_empty(&c->tx_msgs) &&
+		now - c->heard_ns >= mpdt_rx_quiet_ns(c->msk->mn));
+}
+
 /* A scoreboard ring, sized by the connection's window. */
 struct tx_ring {
 	struct mpdt_sb_pkt *pkts;
@@ -265,7 +279,7 @@ static int queue_locked(struct mpdt_sock *msk, const struct mpdt_addr *peer,
 		c->sb_ring = ring->pkts;
 		ring->pkts = NULL;
 		tx_reset(c);
-	} else if (c->state == MPDT_CONN_FAILED) {
+	} else if (tx_idle_restart(c, mpdt_now())) {
 		tx_reset(c);
 	}
 	sk_wmem_queued_add(&msk->inet.sk, m->charged);
