@@ -18,10 +18,11 @@
 #   fabric_gw L I / fabric_gw6 L I     the leaf's address on that host link
 #   fabric_link_addr L S leaf|spine [4|6]      a leaf-spine link address
 #   fabric_link_rate L S MBIT [up|down|both]   change a leaf-spine link's rate
+#   fabric_link_delay L S MS [up|down|both]    add delay to a leaf-spine link
 #   fabric_set_rate NODE DEV MBIT      change any device's egress rate
 #   fabric_blackhole L S [up|down|both]        drop all it carries, silently
 #   fabric_blackhole_drops L S [up|down|both]  packets the blackhole dropped
-#   fabric_restore [L S]               undo rate/blackhole (no args: everything)
+#   fabric_restore [L S]               undo rate/delay/blackhole (no args: everything)
 #   fabric_oversubscribe N [routes|rate]       uplink capacity N/SPINES
 #   fabric_ev_routing BASE COUNT       leaves take the uplink from the EV
 #   fabric_link_packets L S [up|down|both]     packets put on the link
@@ -78,6 +79,7 @@ FABRIC_NS=()
 FABRIC_HOST_NS=()
 FABRIC_LEAF_NS=()
 FABRIC_SPINE_NS=()
+declare -gA _FABRIC_XDELAY=() _FABRIC_RATES=() # "NETNS DEV" -> extra ms, Mbit/s
 _FABRIC_MTU=1500
 _FABRIC_FRAME=1514   # a full-size packet on the wire (the shapers count it)
 
@@ -678,13 +680,14 @@ _fabric_tbf_burst() { # MBIT (may be decimal)
 		'BEGIN { b = int(r * 1e6 / 8 * 0.004); print (b > m ? b : m) }'
 }
 
-# _fabric_shaper_switch MBIT: "HANDLE-AND-PARENT QDISC" of a switch port's
-# shaper (the one qdisc whose rate changes).
+# _fabric_shaper_switch MBIT [DELAY_MS]: "HANDLE-AND-PARENT QDISC" of a
+# switch port's shaper (the one qdisc whose rate changes); DELAY_MS, an
+# extra propagation delay (fabric_link_delay), needs netem.
 _fabric_shaper_switch() {
 	if [[ $FABRIC_SHAPER == tbf ]]; then
 		echo "root handle 1: tbf rate ${1}mbit burst $(_fabric_tbf_burst "$1") limit $FABRIC_QLIMIT"
 	else
-		echo "root handle 1: netem rate ${1}mbit limit 100000$FABRIC_LOSS"
+		echo "root handle 1: netem rate ${1}mbit limit 100000${2:+ delay ${2}ms}$FABRIC_LOSS"
 	fi
 }
 
@@ -1111,7 +1114,9 @@ _fabric_apply_rates() {
 		fi
 		_fabric_slot_set "$ns" "$dev"
 		[[ -n $_FABRIC_SLOT ]] || _fabric_err "$ns/$dev is not a fabric port" || return 1
-		batch[$ns]+="qdisc change dev $dev $(_fabric_shaper_switch "$rate")"$'\n'
+		batch[$ns]+="qdisc change dev $dev $(_fabric_shaper_switch "$rate" \
+			"${_FABRIC_XDELAY[$ns $dev]:-}")"$'\n'
+		_FABRIC_RATES[$ns $dev]=$rate
 		[[ -z $FABRIC_BPF_DIR ]] || vq+=("$_FABRIC_SLOT" "$rate")
 	done
 	for ns in "${!batch[@]}"; do
@@ -1144,6 +1149,35 @@ fabric_link_rate() {
 	done
 	_fabric_apply_rates "${items[@]}" || return 1
 	_fabric_log "link l$l-s$s ${4:-both}: ${rate} Mbit/s"
+}
+
+# fabric_link_delay LEAF SPINE MS [up|down|both]: add MS milliseconds
+# (decimals allowed; 0 removes it) of propagation delay to one leaf-spine
+# link, on top of its serialization, e.g. to give paths different
+# lengths.  The switch port's queue, marking and drops are unchanged (the
+# delay is a line after the queue: the marker's virtual queue ignores
+# it); the rate stays.  fabric_restore removes it.  Needs
+# FABRIC_SHAPER=netem.
+fabric_link_delay() {
+	local l=$1 s=$2 ms=$3 d ns dev
+	local -a items=()
+	_fabric_need && _fabric_chk_leaf "$l" && _fabric_chk_spine "$s" &&
+		_fabric_dirs "${4:-both}" >/dev/null || return 1
+	[[ $FABRIC_SHAPER == netem ]] ||
+		_fabric_err "fabric_link_delay needs FABRIC_SHAPER=netem" || return 1
+	[[ $ms =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
+		_fabric_err "delay must be a number of ms, got '$ms'" || return 1
+	for d in $(_fabric_dirs "${4:-both}"); do
+		read -r ns dev <<<"$(_fabric_link_tx "$l" "$s" "$d")"
+		if [[ $ms =~ ^0+(\.0+)?$ ]]; then
+			unset "_FABRIC_XDELAY[$ns $dev]"
+		else
+			_FABRIC_XDELAY[$ns $dev]=$ms
+		fi
+		items+=("$ns $dev ${_FABRIC_RATES[$ns $dev]:-$FABRIC_RATE}")
+	done
+	_fabric_apply_rates "${items[@]}" || return 1
+	_fabric_log "link l$l-s$s ${4:-both}: ${ms} ms more delay"
 }
 
 # fabric_ev_routing BASE COUNT: make the leaves EV-aware, like the switches
@@ -1215,7 +1249,7 @@ fabric_blackhole_drops() {
 }
 
 # fabric_restore [LEAF SPINE]: the link back to the fabric rate, no
-# blackhole, both directions.  Without arguments: every leaf-spine link,
+# extra delay, no blackhole, both directions.  Without arguments: every leaf-spine link,
 # and full ECMP over all spines (undoes fabric_oversubscribe too).
 fabric_restore() {
 	local l s d rx
@@ -1235,6 +1269,10 @@ fabric_restore() {
 	local -A dels=()
 	for d in "${!ls[@]}"; do
 		l=${ls[d]} s=${ss[d]}
+		rx=$(_fabric_link_tx "$l" "$s" up)
+		unset "_FABRIC_XDELAY[$rx]"
+		rx=$(_fabric_link_tx "$l" "$s" down)
+		unset "_FABRIC_XDELAY[$rx]"
 		rx=$(_fabric_link_rx "$l" "$s" up)
 		dels[${rx% *}]+="filter del dev ${rx#* } ingress pref 1"$'\n'
 		rx=$(_fabric_link_rx "$l" "$s" down)
@@ -1453,6 +1491,7 @@ fabric_destroy() {
 		rm -rf -- "$FABRIC_DIR"
 	fi
 	FABRIC_NS=() FABRIC_HOST_NS=() FABRIC_LEAF_NS=() FABRIC_SPINE_NS=()
+	_FABRIC_XDELAY=() _FABRIC_RATES=()
 	FABRIC_DIR=
 	return 0
 }

@@ -114,6 +114,23 @@ assert_le() {
 	log "ok: $1 = $3 (<= $2)"
 }
 
+# measure QUANTITY VALUE [OP THRESHOLD]: report a measured number (a
+# performance figure, a count that varies from run to run) on a line
+# "measure: TEST QUANTITY VALUE" that tools/perf/spread.py collects over
+# runs (Documentation/testing.rst, "Determinism").  With OP (>=, >, <=,
+# <) and THRESHOLD it is also asserted: only with a margin of at least
+# twice the run-to-run spread measured for it.  Decimals allowed.
+measure() {
+	local q=$1 v=$2 op=${3:-} thr=${4:-}
+	log "measure: $TEST_NAME $q $v${op:+ (asserted $op $thr)}"
+	[[ -n $op ]] || return 0
+	awk -v a="$v" -v b="$thr" -v op="$op" 'BEGIN {
+		exit !((op == ">=" && a >= b) || (op == ">" && a > b) ||
+		       (op == "<=" && a <= b) || (op == "<" && a < b)) }' ||
+		fail "$q: expected $op $thr, got $v"
+	log "ok: $q = $v ($op $thr)"
+}
+
 require_cmd() {
 	local c
 	for c in "$@"; do
