@@ -80,7 +80,8 @@ struct mpdt_perm {
 static inline void mpdt_perm_init(struct mpdt_perm *pm, u32 n, u64 key)
 {
 	pm->key = key;
-	pm->n = n;
+	/* An empty range would make the cycle walk below endless. */
+	pm->n = max(1U, n);
 	pm->half_bits = max(1U, DIV_ROUND_UP(mpdt_bits_for(n), 2U));
 }
 
