@@ -74,12 +74,15 @@ def setns(name):
         os.close(fd)
 
 
-def sniff_data(dev, timeout, want_nonce=None, near_psn=None):
+def sniff_data(dev, timeout, want_nonce=None, near_psn=None, ready=None):
     """First MPDT DATA packet from ADDR_A seen on dev (in the current ns),
     of incarnation want_nonce and at most 2^19 PSNs after near_psn if set
-    (so that our own forged DATA never counts)."""
+    (so that our own forged DATA never counts).  Creates the file ready, if
+    named, once it listens."""
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_IP))
     s.bind((dev, ETH_P_IP))
+    if ready:
+        open(ready, "w").close()
     s.settimeout(0.5)
     deadline = time.time() + timeout
     try:
@@ -300,6 +303,7 @@ def main():
     ap.add_argument("--count", type=int, default=10)
     ap.add_argument("--flood-port", type=int, default=9999)
     ap.add_argument("--sniff-timeout", type=float, default=60)
+    ap.add_argument("--ready", help="file to create once sniffing")
     ap.add_argument("--memory", type=int, default=0,
                     help="only the receiver memory check, with N packets")
     a = ap.parse_args()
@@ -313,7 +317,7 @@ def main():
     setns(a.ns_b)
     sock_in_b = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     sock_in_b.bind((ADDR_B, 0))
-    sniffed = sniff_data(a.dev_b, a.sniff_timeout)
+    sniffed = sniff_data(a.dev_b, a.sniff_timeout, ready=a.ready)
     if not sniffed:
         res["error"] = "no DATA packet seen on %s" % a.dev_b
         print(json.dumps(res))
@@ -392,11 +396,6 @@ def main():
     new = dict(old, nonce=0x22222222)
     to_b.send(m.data_pkt(0, 1, 0, 3000, b"o" * 1400, **old))
     to_b.send(m.data_pkt(0, 1, 0, 3000, b"n" * 1400, **new), "drop_new_nonce")
-    time.sleep(QUIET_S + 0.5)
-    to_b.send(m.data_pkt(0, 1, 0, 3000, b"n" * 1400, **new))
-    for i in range(k):
-        to_b.send(m.data_pkt(1 + i, 1, 1400, 3000, b"o" * 1400, **old),
-                  "drop_stale_nonce")
     to_b.expect_add("conn_created", 1)
     res["stateful_seconds"] = round(time.time() - t0, 2)
 
@@ -405,6 +404,14 @@ def main():
     later = sniff_data(a.dev_b, 10, want_nonce=nonce, near_psn=psn)
     res["alive_after"] = bool(later)
     res["sniffed_after"] = later
+    setns(a.ns_a)
+
+    # The fake peer 4444, quiet for the quiet time, restarts.
+    time.sleep(QUIET_S + 0.5)
+    to_b.send(m.data_pkt(0, 1, 0, 3000, b"n" * 1400, **new))
+    for i in range(k):
+        to_b.send(m.data_pkt(1 + i, 1, 1400, 3000, b"o" * 1400, **old),
+                  "drop_stale_nonce")
 
     # ---- stateless, to both ------------------------------------------------
     malformed(to_a, rnd, k, r_port, s_port)

@@ -22,7 +22,7 @@
 
 source "$(dirname "$0")/lib.sh"
 
-COUNT=1500
+COUNT=3000
 MAX=1048576
 K=${MPDT_FUZZ_COUNT:-10}
 
@@ -38,8 +38,13 @@ snap "$NS_A" A0
 snap "$NS_B" B0
 
 bg python3 "$SELFTEST_DIR/fuzz.py" --ns-a "$NS_A" --ns-b "$NS_B" --dev-b "$VETH_B" \
-	--seed "$MPDT_SEED" --count "$K" >"$WORKDIR/fuzz.out" 2>&1
+	--seed "$MPDT_SEED" --count "$K" --ready "$WORKDIR/fuzz.ready" \
+	>"$WORKDIR/fuzz.out" 2>&1
 FUZZ_PID=$BG_PID
+# The transfer starts once the fuzzer listens for it: however slow the
+# guest, it cannot be over before the fuzzer saw it.
+for ((i = 0; i < 600 && ! -e $WORKDIR/fuzz.ready; i++)); do sleep 0.1; done
+[[ -e $WORKDIR/fuzz.ready ]] || fail "the fuzzer did not start within 60 s"
 log "fuzzer started (seed $MPDT_SEED, $K packets per class)"
 
 run_transfer fuzzed "$COUNT" 1 "$MAX" 240
