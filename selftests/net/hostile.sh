@@ -1,0 +1,125 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# hostile.sh: hostile peers, a crashed client and bad parameters must not
+# hurt MPDT (issue #9).  One case per attack, sent from plain UDP sockets in
+# the guest (hostile.py, which see); each checks that the bound holds, that
+# the attack is counted by reason in /proc/net/mpdt_stats, and that an
+# honest transfer beside it completes intact (mpdt_msg, or a python
+# receiver that checks mpdt_msg's messages byte for byte when the victim
+# needs its own SO_RCVBUF):
+#
+#   expire      two DATA packets start two 16 MiB messages, never finished,
+#               in a socket with a 4 MiB SO_RCVBUF: the first is admitted,
+#               the second refused; the first expires after 4 x rto-max-us
+#               (rx_msg_expired), its reservation is released and an honest
+#               sender that was locked out completes
+#   quota       one peer starts eight 1 MiB messages: at most half of
+#               SO_RCVBUF is admitted, the rest NACKed NO_BUFFER and counted
+#               in drop_peer_quota (exactly, drop_no_buffer 0); an honest
+#               sender completes while those are held (kept alive, nothing
+#               expires); a peer holding nothing starts one message of 3/4
+#               SO_RCVBUF in an empty socket, its next one is over quota
+#   conn-evict  PROBEs from 4096 + 64 MPDT ports of one address: the socket
+#               keeps 4096 connections, evicts probe-only ones first
+#               (conn_evicted exact, drop_conn_limit 0, every probe
+#               answered); then a new honest peer transfers and the socket's
+#               own sendto() to a new peer works
+#   conn-full   4096 peers each hold a partial message: the 4097th peer is
+#               refused (drop_conn_limit 1, conn_evicted 0); once those
+#               expired, a new honest peer gets in
+#   nonce       blind DATA/PROBE with new nonces from the honest sender's
+#               address and MPDT port during its transfer: drop_new_nonce
+#               exact, drop_stale_nonce 0, transfer intact; the same peer
+#               restarting right after (a new incarnation) gets through
+#   not-host    DATA/PROBE to 10.0.0.255, 255.255.255.255, 224.0.0.1,
+#               ff02::1: drop_not_host exact, none answered
+#   overlap     DATA of one message overlapping or misaligned under new PSNs:
+#               drop_overlap exact, every message completes intact, none
+#               with bytes never written
+#   reply-port  DATA/PROBE/trimmed DATA with EVs up to 65535: the answer's
+#               UDP source port is in [entropy-base, entropy-base +
+#               entropies), never 0, the EV echoed unchanged
+#   ipv6-csum   DATA over IPv6 with UDP checksum 0: Udp6InCsumErrors, MPDT's
+#               rx_packets does not grow, no answer
+#   crash       a client SIGKILLed in the middle of a 16 MiB message: two
+#               other clients are served, the partial message expires
+#   zero-len    zero-length messages with MSG_DONTWAIT to a peer that never
+#               answers: EAGAIN once SO_SNDBUF is full (each costs >= 32 B)
+#   params      mpdt param set link-mbps 1 base-rtt-us 1 (and each alone),
+#               rto-min-us above rto-max-us: exit 1, "Error: ..." naming the
+#               rule, nothing changed; then a smartt connection whose DATA
+#               is CE-marked on the wire (tc pedit) gets CE-marked SACKs
+#               and survives (dmesg is judged by the runner)
+#
+# Module parameters: rto_max_us=500000 (reassembly timeout 2 s, nonce idle
+# time 1 s; quota and nonce raise it in the receiver's netns so that their
+# "while held" checks cannot race the timeout), max_retries=1000 (no honest
+# sender gives up while a case holds it back).
+#
+# Environment: MPDT_SEED, MPDT_HOSTILE_CASES (space-separated subset).
+
+source "$(dirname "$0")/lib.sh"
+
+CASES=(expire quota conn-evict conn-full nonce not-host overlap reply-port
+	ipv6-csum crash zero-len params)
+if [[ -n ${MPDT_HOSTILE_CASES:-} ]]; then
+	read -r -a CASES <<<"$MPDT_HOSTILE_CASES"
+fi
+
+require_root
+require_cmd ip tc python3
+
+# The in-tree tools/mpdt/mpdt if it is newer than its sources, else one
+# built into the scratch directory (the tree is read-only in the VM).
+mpdt_cli_bin() {
+	local src=$REPO_ROOT/tools/mpdt bin=$REPO_ROOT/tools/mpdt/mpdt
+	local out=$WORKDIR/cli/mpdt
+
+	if [[ -x $bin && -z $(find "$src" "$REPO_ROOT/include/uapi/linux/mpdt.h" \
+		-name '*.[ch]' -newer "$bin") ]]; then
+		echo "$bin"
+		return
+	fi
+	command -v gcc >/dev/null || skip "tools/mpdt/mpdt is not built and there is no gcc"
+	mkdir -p "$WORKDIR/cli"
+	gcc -O2 -Wall -Wextra -Wno-unused-parameter -I"$REPO_ROOT/include/uapi" \
+		-o "$out" "$src"/*.c -lmnl >&2 || fail "cannot build tools/mpdt (libmnl-dev?)"
+	echo "$out"
+}
+
+mpdt_load rto_max_us=500000 max_retries=1000
+modprobe -a sch_ingress cls_u32 act_gact act_pedit act_csum 2>/dev/null ||
+	log "warning: cannot load the tc modules (crash and params need them)"
+setup_pair
+# The attacker's own address, on A's side; IPv6 for not-host and ipv6-csum.
+ip -n "$NS_A" addr add 10.0.0.3/24 dev "$VETH_A"
+IPV6=1
+if ip -n "$NS_A" addr add fd00::1/64 dev "$VETH_A" nodad 2>/dev/null &&
+	ip -n "$NS_B" addr add fd00::2/64 dev "$VETH_B" nodad 2>/dev/null; then
+	log "IPv6: fd00::1 <-> fd00::2"
+else
+	IPV6=0
+	log "no IPv6: ff02::1 in not-host and the ipv6-csum case are left out"
+fi
+MPDT_CLI=$(mpdt_cli_bin)
+mpdt_msg_bin >/dev/null
+log "helpers ready; seed $MPDT_SEED; cases: ${CASES[*]}"
+
+# shellcheck disable=SC2317  # run by sub
+run_case() {
+	python3 "$SELFTEST_DIR/hostile.py" "$1" --ns-a "$NS_A" --ns-b "$NS_B" \
+		--dev-a "$VETH_A" --dev-b "$VETH_B" --mpdt-msg "$MPDT_MSG" \
+		--cli "$MPDT_CLI" --workdir "$WORKDIR" --seed "$MPDT_SEED" \
+		--ipv6 "$IPV6"
+}
+
+for c in "${CASES[@]}"; do
+	if [[ $c == ipv6-csum && $IPV6 == 0 ]]; then
+		log "--- $c: skipped (no IPv6)"
+		continue
+	fi
+	log "=== $c"
+	sub "$c" run_case "$c"
+done
+sub_verdict "${#CASES[@]} cases"
