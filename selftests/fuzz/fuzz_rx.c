@@ -235,7 +235,7 @@ static void data_arrives(struct mpdt_rx *rx, const struct mpdt_ack_policy *pol,
 		build_sack(rx, NULL, ts);
 }
 
-int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
+int FUZZ_ENTRY(const u8 *data, size_t size)
 {
 	struct fz_in in = { data, size };
 	struct mpdt_ack_policy pol;

@@ -284,7 +284,7 @@ static void push(void)
 	if (!c.active || c.now < c.pause_until)
 		return;
 	while (resend_one() || send_new())
-		FZ_ASSERT(++n <= 2 * c.sb.window, "push sent %u packets", n);
+		FZ_ASSERT(++n <= 2 * c.sb.window, "%u packets sent in a row", n);
 }
 
 static void msg_done(struct fz_msg *m)
@@ -517,7 +517,7 @@ static void timer(bool wait, bool late)
 		c.now = max(c.now, c.pause_until);
 	rto = mpdt_sb_rto_deadline(&c.sb, conn_rto(), us_ns(c.p.rto_max_us));
 	probe = mpdt_sb_probe_deadline(&c.sb, probe_interval());
-	FZ_TRACE(" timer at %llu: rto %llu probe %llu pause %llu",
+	FZ_TRACE(" hrtimer at %llu: rto %llu probe %llu pause %llu",
 		 (unsigned long long)c.now, (unsigned long long)rto,
 		 (unsigned long long)probe, (unsigned long long)c.pause_until);
 	if (rto && c.now >= rto)
@@ -862,7 +862,7 @@ static void check_sender(void)
 	 * reported in recv_bytes (outside the SACK's bitmap segment) claims
 	 * them twice.
 	 */
-	FZ_ASSERT(FZ_KNOWN_BUG("inflight-double-claim") ||
+	FZ_ASSERT(FZ_KNOWN_ISSUE("inflight-double-claim") ||
 		  sb->bytes_sent >= sb->bytes_recvd + sb->bytes_claimed,
 		  "inflight underflows: sent %llu < recvd %llu + claimed %llu",
 		  (unsigned long long)sb->bytes_sent,
@@ -940,7 +940,7 @@ static u32 algo_count(bool lb)
 	return n;
 }
 
-int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
+int FUZZ_ENTRY(const u8 *data, size_t size)
 {
 	struct fz_in in = { data, size };
 	u32 steps, len;

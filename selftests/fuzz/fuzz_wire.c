@@ -94,7 +94,7 @@ static enum mpdt_wire_err decode(const u8 *buf, u32 len, struct mpdt_pkt *pkt)
 static enum mpdt_wire_err decode_as_glue(const u8 *data, u32 len,
 					 struct mpdt_pkt *pkt)
 {
-	u32 n = min(len, (u32)MPDT_MAX_HLEN);
+	u32 n = min_t(u32, len, MPDT_MAX_HLEN);
 	u8 *copy = malloc(n ? n : 1);
 	enum mpdt_wire_err err;
 
@@ -226,7 +226,7 @@ static void fuzz_encode(struct fz_in *in)
 	FZ_ASSERT(!memcmp(&back, &pkt, sizeof(pkt)), "round trip differs");
 }
 
-int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
+int FUZZ_ENTRY(const u8 *data, size_t size)
 {
 	struct fz_in in = { data + 1, size ? size - 1 : 0 };
 	u32 t;
