@@ -22,11 +22,13 @@
 #     but success (every peer stays up and answers): no sender error,
 #     conn_failed 0, and the counters agree exactly: msg_tx, msg_acked and
 #     msg_rx each grew by 8 in the round.
-# Nothing is timed: a round ends when every shutdown() has returned.
-# Per round it prints each message's outcome and the counters (rto,
-# retx_*, conn_failed, drop_*), summed over the hosts and per host; on a
-# violation also every host's connections (mpdt conn show), taken while
-# the receivers were still open.
+# Nothing is timed: a round ends when every shutdown() has returned (a
+# shutdown() still waiting after MPDT_PERM_TIMEOUT s is the "neither" case).
+# Per round it prints each message's outcome with its sender's MPDT_INFO,
+# and the counters (rto, retx_*, conn_failed, msg_*, and every drop_*,
+# expiry or other counter that moved), per host and summed; on a violation
+# also every host's connections (mpdt conn show) while the receivers were
+# still open, and after 30 s if the senders were still running.
 #
 # Environment: MPDT_SEED (pairings, sizes, contents), MPDT_PERM_LBS
 # (policies, one round each), MPDT_PERM_MIN / MPDT_PERM_MAX (message
@@ -38,7 +40,12 @@ source "$(dirname "$0")/fabric.sh"
 LBS=${MPDT_PERM_LBS:-ecmp oblivious reps prime}
 MIN_BYTES=${MPDT_PERM_MIN:-$((1 << 20))}
 MAX_BYTES=${MPDT_PERM_MAX:-$((4 << 20))}
-SEND_TMO=${MPDT_PERM_TIMEOUT:-150}
+# A shutdown() that waits this long was neither acknowledged nor told of a
+# failure: 5x the slowest round seen (17.7 s), 9x the time the defaults
+# take to fail a silent peer (max_retries 8 + 1 timeouts of <= rto_max 1 s).
+SEND_TMO=${MPDT_PERM_TIMEOUT:-90}
+# Connections are shown (mpdt conn show) if a round runs longer than this.
+SLOW_ROUND=30
 PORT=7471
 LEAVES=2
 HOSTS=4
@@ -184,13 +191,13 @@ for k, partner, size, seed in ((int(a), int(b), int(c), int(e))
         print("    sender MPDT_INFO after shutdown: state %s, msgs "
               "acked/sent %s/%s inflight %s, una %s nxt %s, retx "
               "ooo/probe/rto/nack %s/%s/%s/%s, probes %s, rtos %s, "
-              "sacks %s, bytes acked/sent %s/%s, srtt %s us, rto %s us, "
+              "sacks %s, nacks %s, bytes acked/sent %s/%s, srtt %s us, rto %s us, "
               "cwnd %s, lb %s; send %.3f s, shutdown %.3f s, close %.3f s"
               % (s.get("state"), s.get("msgs_acked"), s.get("msgs_sent"),
                  s.get("msgs_inflight"), s.get("snd_una"), s.get("snd_nxt"),
                  s.get("retx_ooo"), s.get("retx_probe"), s.get("retx_rto"),
                  s.get("retx_nack"), s.get("probes"), s.get("rtos"),
-                 s.get("sacks"), s.get("bytes_acked"), s.get("bytes_sent"),
+                 s.get("sacks"), s.get("nacks"), s.get("bytes_acked"), s.get("bytes_sent"),
                  s.get("srtt_us"), s.get("rto_us"), s.get("cwnd"),
                  s.get("lb"), s.get("send_seconds", 0),
                  s.get("shutdown_seconds", 0), s.get("close_seconds", 0)))
@@ -288,7 +295,7 @@ round() {
 		partner=${ppartner[k]}
 		bg ip netns exec "${H_NS[partner]}" "$MSG" recv -p "$PORT" -n 1 \
 			-m "${psize[k]}" -M "${psize[k]}" -s "${pseed[k]}" \
-			-t $((SEND_TMO + 120)) -r "$dir/$partner.ready" \
+			-t $((SEND_TMO + 60)) -r "$dir/$partner.ready" \
 			-x "$dir/stop" >"$dir/$partner.recv" 2>&1
 		rpids[partner]=$BG_PID
 		ready+=("$dir/$partner.ready")
@@ -297,7 +304,7 @@ round() {
 	# Senders: socket open, then all released together by $dir/go.
 	for ((k = 0; k < NHOSTS; k++)); do
 		partner=${ppartner[k]}
-		bg ip netns exec "${H_NS[k]}" "$MSG" send -w -L 300 -g "$dir/go" \
+		bg ip netns exec "${H_NS[k]}" "$MSG" send -w -L 10 -g "$dir/go" \
 			-r "$dir/$k.go.ready" \
 			-a "${H_ADDR[partner]}" -p "$PORT" -n 1 -m "${psize[k]}" \
 			-M "${psize[k]}" -s "${pseed[k]}" -t "$SEND_TMO" \
@@ -309,6 +316,17 @@ round() {
 	wait_files "round $rnd senders" "${goready[@]}"
 	t0=$(now_us)
 	: >"$dir/go"
+	# A slow round: every host's connections while the senders still
+	# have theirs.
+	for ((k = 0; k < NHOSTS; k++)); do
+		while kill -0 "${spids[k]}" 2>/dev/null; do
+			if [[ ! -e $dir/0.slow && $(now_us) -gt $((t0 + SLOW_ROUND * 1000000)) ]]; then
+				log "round $rnd: senders still running after $SLOW_ROUND s"
+				on_hosts "$dir" slow "$CLI" conn show
+			fi
+			sleep 0.5
+		done
+	done
 	for ((k = 0; k < NHOSTS; k++)); do
 		rc=0
 		bg_wait "${spids[k]}" || rc=$?
@@ -332,6 +350,12 @@ round() {
 	if grep -q '^VIOLATION' "$dir/judge"; then
 		mapfile -t -O "${#VIOLATIONS[@]}" VIOLATIONS < <(grep '^VIOLATION' "$dir/judge")
 		for ((k = 0; k < NHOSTS; k++)); do
+			if [[ -e $dir/$k.slow ]]; then
+				log "round $rnd ${H_NAME[k]} connections after $SLOW_ROUND s:"
+				while IFS= read -r line; do
+					log "  $line"
+				done <"$dir/$k.slow"
+			fi
 			log "round $rnd ${H_NAME[k]} connections (receiver open):"
 			while IFS= read -r line; do
 				log "  $line"
