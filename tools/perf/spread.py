@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""spread.py - run-to-run spread of the kselftests' measurements.
+
+    spread.py [--markdown] LOG...
+
+Reads the "measure: TEST QUANTITY VALUE [(asserted OP THRESHOLD[, OP
+THRESHOLD])]" lines
+that selftests/net/lib.sh's measure() prints (in kselftest output, a
+console.log, a check-vm.log: any prefix before "measure:" is ignored);
+each line is one run's value.  Prints, per test and quantity: the runs,
+the values, their spread (max - min), and
+
+  asserted   the threshold the kselftest asserts, its margin (the distance
+             from the worst value measured to the threshold) and margin /
+             spread: Documentation/testing.rst requires >= 2 ("ok"),
+             otherwise "TOO CLOSE";
+  target     the threshold a kselftest used to assert (a paper's claim)
+             and now only reports, or reports beside a weaker assertion,
+             judged here: in how many runs it was met.  A benchmark
+             verdict, never a failure.
+
+Exit status 1 if an asserted threshold was missed in some run or has a
+margin below twice the spread, else 0.
+"""
+import re
+import sys
+
+# Thresholds moved out of the kselftests (TEST, QUANTITY): (OP, VALUE).
+TARGETS = {
+    ("fabric_cc", "incast_strack_goodput_pct"): (">=", 85),
+    ("fabric_cc", "incast_smartt_goodput_pct"): (">=", 85),
+    ("fabric_cc", "incast_strack_jain"): (">=", 0.8),
+    ("fabric_cc", "incast_smartt_jain"): (">=", 0.9),
+    ("fabric_cc", "oversub_strack_min_over_mean"): (">=", 0.5),
+    ("fabric_cc", "oversub_smartt_min_over_mean"): (">=", 0.5),
+    ("fabric_cc", "partial_mcc_goodput_pct"): (">=", 85),
+    # MCC's start window (4 chunks of 8 KB): not cut for good
+    ("fabric_cc", "partial_mcc_mean_cwnd"): (">=", 32768),
+    ("fabric_adapt", "avoid_reps_secs_over_oblivious"): ("<", 1),
+    ("fabric_adapt", "avoid_prime_secs_over_oblivious"): ("<", 1),
+    ("fabric_selftest", "ecmp_ipv4_min_share_pct"): (">=", 15),
+    ("fabric_selftest", "ecmp_ipv4_max_share_pct"): ("<=", 35),
+    ("fabric_selftest", "ecmp_ipv6_min_share_pct"): (">=", 15),
+    ("fabric_selftest", "ecmp_ipv6_max_share_pct"): ("<=", 35),
+    ("fabric_selftest", "tcp_goodput_mbit"): (">=", 6),
+    ("fabric_selftest", "ecn_tcp_sum_mbit"): (">=", 6),
+    ("fabric_selftest", "tcp_degraded_mbit"): (">=", 1.5),
+}
+
+LINE = re.compile(r"measure: (\S+) (\S+) (-?[0-9.]+)(?: \(asserted ([^)]*)\))?")
+COND = re.compile(r"(>=|>|<=|<) (-?[0-9.]+)")
+OPS = {
+    ">=": lambda a, b: a >= b, ">": lambda a, b: a > b,
+    "<=": lambda a, b: a <= b, "<": lambda a, b: a < b,
+}
+
+
+def fmt(x):
+    return ("%.3f" % x).rstrip("0").rstrip(".")
+
+
+def main():
+    args = sys.argv[1:]
+    md = "--markdown" in args
+    files = [a for a in args if a != "--markdown"]
+    if not files:
+        sys.exit(__doc__)
+    vals, asserted = {}, {}
+    for name in files:
+        with open(name, errors="replace") as f:
+            for line in f:
+                m = LINE.search(line)
+                if not m:
+                    continue
+                key = (m.group(1), m.group(2))
+                vals.setdefault(key, []).append(float(m.group(3)))
+                if m.group(4):
+                    asserted[key] = [(op, float(thr))
+                                     for op, thr in COND.findall(m.group(4))]
+    bad = False
+    rows = []
+    for key in sorted(vals):
+        v = vals[key]
+        lo, hi = min(v), max(v)
+        spread = hi - lo
+        verdict = ""
+        for op, thr in asserted.get(key, []):
+            margin = lo - thr if op in (">=", ">") else thr - hi
+            missed = sum(not OPS[op](x, thr) for x in v)
+            ok = missed == 0 and margin >= 2 * spread
+            bad = bad or not ok
+            verdict += "%sasserted %s %s: margin %s = %s x spread%s, %s" % (
+                "; " if verdict else "", op, fmt(thr), fmt(margin),
+                "inf" if spread == 0 else fmt(margin / spread),
+                ", missed in %d runs" % missed if missed else "",
+                "ok" if ok else "TOO CLOSE")
+        if key in TARGETS:
+            op, thr = TARGETS[key]
+            met = sum(OPS[op](x, thr) for x in v)
+            verdict += "%starget %s %s: met in %d of %d runs" % (
+                "; " if verdict else "", op, fmt(thr), met, len(v))
+        rows.append((key[0], key[1], len(v), " ".join(fmt(x) for x in v),
+                     fmt(spread), verdict))
+    if md:
+        print("| test | quantity | runs | values | spread | verdict |")
+        print("|---|---|---:|---|---:|---|")
+        for r in rows:
+            print("| %s | %s | %d | %s | %s | %s |" % r)
+    else:
+        for r in rows:
+            print("%-16s %-36s %2d  %-40s spread %-8s %s" % r)
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()
