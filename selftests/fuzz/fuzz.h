@@ -46,6 +46,11 @@ int FUZZ_ENTRY(const u8 *data, size_t size);
 		}							\
 	} while (0)
 
+/* For the harness's own checks: their loops would only feed the fuzzer
+ * noise, and slow it down.
+ */
+#define FZ_NOCOV	__attribute__((no_sanitize("coverage")))
+
 /* FUZZ_TRACE=1 in the environment: each step on stderr, to read what a
  * reproducer does.
  */

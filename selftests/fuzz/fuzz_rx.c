@@ -38,13 +38,13 @@ struct model {
 
 static struct model m;
 
-static bool model_test(u32 off)
+FZ_NOCOV static bool model_test(u32 off)
 {
 	off %= MODEL_BITS;
 	return m.got[off / 8] & (1U << (off % 8));
 }
 
-static void model_set(u32 off, bool on)
+FZ_NOCOV static void model_set(u32 off, bool on)
 {
 	u8 bit = 1U << (off % MODEL_BITS % 8);
 
@@ -98,7 +98,7 @@ static void model_init(u32 start, u32 window)
 	m.window = window;
 }
 
-static void check_state(const struct mpdt_rx *rx, u32 prev_epsn)
+FZ_NOCOV static void check_state(const struct mpdt_rx *rx, u32 prev_epsn)
 {
 	u32 i, bits = 0;
 
