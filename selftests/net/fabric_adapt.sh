@@ -4,32 +4,40 @@
 # fabric_adapt.sh - adaptive load balancing on the emulated leaf-spine
 # fabric (selftests/net/fabric.sh: 2 leaves x 2 hosts x 4 spines,
 # 10 Mbit/s), against oblivious spraying measured in the same run:
-#   avoidance: leaf 1's uplink to spine 2 at a quarter rate, both hosts of
-#           leaf 1 sending at once: reps and prime put clearly fewer
-#           packets on it than oblivious, and finish sooner;
+#   avoidance: leaf 1's uplink to spine 2 at a tenth of the rate, both
+#           hosts of leaf 1 sending at once: every transfer completes
+#           intact, and reps and prime put clearly fewer packets on it
+#           than oblivious (which puts exactly a quarter there: one packet
+#           per EV per round); how much sooner they finish is measured,
+#           not judged (it is the guest's CPU as much as the fabric);
 #   failure: the same uplink blackholed silently in the middle of a
-#           transfer (routes unchanged: switches keep hashing onto it):
-#           every transfer completes intact, and reps and prime lose far
-#           fewer packets into it than oblivious.
+#           transfer (routes unchanged: the leaf keeps routing EVs onto
+#           it): every transfer completes intact, and reps and prime lose
+#           far fewer packets into it than oblivious.
+# No result depends on where a hash puts an entropy: MPDT uses 16 EVs and
+# the leaves route EV v to spine (v mod 4) + 1 (fabric_ev_routing), as
+# PRIME's switches do (§III-D): a quarter of the EVs lead to the slow or
+# dead link, whatever the hash seed of the boot.
 # bitmap (STrack Algo 2) is measured and reported, not judged: a marked EV
 # is skipped once and cleared by the skip ("one packet only clears one
 # bit"), and every mark is forgotten after 1-2 RTTs, so with a window of
 # a few BDPs it steers only a little away from a slow path and keeps
 # retrying a dead one (numbers in Documentation/fabric.rst).
-# PRIME is given the switches it assumes (§III-D): the leaves take the
-# uplink from the EV (fabric_ev_routing), PRIME's one-part MP-EV has one
-# value per uplink (prime-uplinks 4).  The other policies' EVs are hashed.
+# PRIME's one-part MP-EV has one value per uplink (prime-uplinks 4), EVs
+# 0..3, which the leaves route to spines 1..4.
 
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/fabric.sh"
 
 SPINES=4
 SLOW=2
+SLOW_MBIT=1
 MSGS=12
 MSG_BYTES=$((192 * 1024))
 FAIL_MSGS=12
 FAIL_BYTES=$((256 * 1024))
 ADAPTIVE="reps prime"
+EVS=16
 REPORTED="bitmap"
 CLI="$REPO_ROOT/tools/mpdt/mpdt"
 PORT=7600
@@ -39,10 +47,10 @@ require_root
 # Room for many consecutive timeouts: oblivious keeps losing packets into
 # the dead link, and TCG stalls make RTOs late.
 mpdt_load link_mbps=10 base_rtt_us=10000 fixed_cwnd=32768 \
-	rto_min_us=50000 rto_max_us=400000 max_retries=40
+	rto_min_us=50000 rto_max_us=400000 max_retries=40 entropies=$EVS
 fabric_create 2 2 "$SPINES" 10 1
 fabric_cleanup_on_exit
-fabric_ev_routing "$(cat /sys/module/mpdt/parameters/entropy_base)" "$SPINES"
+fabric_ev_routing "$(cat /sys/module/mpdt/parameters/entropy_base)" "$EVS"
 
 # use_lb LB: every sender of leaf 1 uses LB for its next connections.
 use_lb() {
@@ -145,7 +153,10 @@ failure() {
 	log "$lb: packets lost into the dead link: ${LOST[$lb]}"
 }
 
-fabric_link_rate 1 "$SLOW" 2.5 up >/dev/null || fail "cannot slow the link"
+# A tenth, not a quarter: the link must be overloaded by a quarter of
+# what the senders manage, and a TCG guest short of CPU may manage half
+# the 20 Mbit/s the two hosts could offer.
+fabric_link_rate 1 "$SLOW" "$SLOW_MBIT" up >/dev/null || fail "cannot slow the link"
 for lb in oblivious $ADAPTIVE $REPORTED; do
 	avoid "$lb"
 done
@@ -157,15 +168,23 @@ done
 log "avoidance (slow link share %, seconds) and failure (packets lost):"
 for lb in oblivious $ADAPTIVE $REPORTED; do
 	log "  $lb ${SLOW_SHARE[$lb]}% ${SECS[$lb]} s, lost ${LOST[$lb]}"
+	measure "avoid_${lb}_slow_share_pct" "${SLOW_SHARE[$lb]}"
+	measure "avoid_${lb}_secs" "${SECS[$lb]}"
+	measure "failure_${lb}_lost" "${LOST[$lb]}"
+done
+# oblivious puts one packet per EV per round on each path: a quarter of
+# its packets on the slow link (counted on leaf 1's uplinks, by packet).
+measure avoid_oblivious_slow_share_off_25 \
+	"$(calc "round(abs(${SLOW_SHARE[oblivious]} - 25), 1)")" '<=' 2
+assert_gt "oblivious: packets lost into the dead link" 0 "${LOST[oblivious]}"
+for lb in $ADAPTIVE $REPORTED; do
+	measure "avoid_${lb}_secs_over_oblivious" \
+		"$(calc "round(${SECS[$lb]} / ${SECS[oblivious]}, 3)")"
 done
 for lb in $ADAPTIVE; do
-	assert_eq "$lb: fewer packets on the slow link than oblivious (x0.8)" 1 \
-		"$(calc "int(${SLOW_SHARE[$lb]} < 0.8 * ${SLOW_SHARE[oblivious]})")"
-	assert_eq "$lb: finishes sooner than oblivious" 1 \
-		"$(calc "int(${SECS[$lb]} < ${SECS[oblivious]})")"
-done
-for lb in $ADAPTIVE; do
-	assert_eq "$lb: loses under half of oblivious's packets to the failure" 1 \
-		"$(calc "int(2 * ${LOST[$lb]} < ${LOST[oblivious]})")"
+	measure "avoid_${lb}_share_over_oblivious" \
+		"$(calc "round(${SLOW_SHARE[$lb]} / ${SLOW_SHARE[oblivious]}, 3)")" '<' 0.8
+	measure "failure_${lb}_lost_over_oblivious" \
+		"$(calc "round(${LOST[$lb]} / ${LOST[oblivious]}, 3)")" '<' 0.5
 done
 pass
