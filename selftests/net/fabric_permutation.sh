@@ -59,7 +59,7 @@ fabric_create "$LEAVES" "$HOSTS" 4 10 1
 fabric_cleanup_on_exit
 MSG=$(mpdt_msg_bin)
 NHOSTS=$((LEAVES * HOSTS))
-log "module $(md5sum <"$MPDT_KO" | cut -c1-12), srcversion $(modinfo -F srcversion "$MPDT_KO" 2>/dev/null)"
+log "module $MPDT_KO, md5 $(md5sum <"$MPDT_KO" | cut -c1-12)"
 log "seed $MPDT_SEED; policies: $LBS; messages $MIN_BYTES..$MAX_BYTES B; port $PORT"
 
 # Host k (0-based): h<L>-<I>, L = k / HOSTS + 1, I = k % HOSTS + 1.
