@@ -89,7 +89,7 @@ static bool embryonic(const struct mpdt_conn *c)
 static bool evictable(const struct mpdt_conn *c, u64 now, u64 quiet)
 {
 	return holds_nothing(c) &&
-	       (embryonic(c) || now - c->heard_ns >= 2 * quiet);
+	       (embryonic(c) || mpdt_since(now, c->heard_ns) >= 2 * quiet);
 }
 
 /* Free @c unless its timer is running (it waits for msk->lock, which we
@@ -147,12 +147,14 @@ void mpdt_conn_gc(struct timer_list *t)
 {
 	struct mpdt_sock *msk = from_timer(msk, t, gc_timer);
 	struct mpdt_conn *c, *tmp;
-	u64 now = mpdt_now();
 	bool tw_over;
+	u64 now;
 
 	spin_lock(&msk->lock);
 	if (msk->closing)
 		goto out;
+	/* Read under the lock: no packet stamps a later time meanwhile. */
+	now = mpdt_now();
 	if (msk->time_wait) {
 		tw_over = mpdt_tw_expire(msk, now);
 		if (!tw_over)
@@ -165,7 +167,8 @@ void mpdt_conn_gc(struct timer_list *t)
 	}
 	list_for_each_entry_safe(c, tmp, &msk->conn_lru, lru) {
 		mpdt_rx_expire(c, now);
-		if (holds_nothing(c) && now - c->heard_ns >= MPDT_CONN_IDLE_NS)
+		if (holds_nothing(c) &&
+		    mpdt_since(now, c->heard_ns) >= MPDT_CONN_IDLE_NS)
 			conn_forget(c, MPDT_STAT_CONN_EXPIRED);
 	}
 	if (msk->nconns)
@@ -253,7 +256,7 @@ static bool tx_idle_restart(const struct mpdt_conn *c, u64 now)
 {
 	return c->state == MPDT_CONN_FAILED ||
 	       (list_empty(&c->tx_msgs) &&
-		now - c->heard_ns >= mpdt_rx_quiet_ns(c->msk->mn));
+		mpdt_since(now, c->heard_ns) >= mpdt_rx_quiet_ns(c->msk->mn));
 }
 
 /* A scoreboard ring, sized by the connection's window. */
@@ -321,6 +324,21 @@ void mpdt_txmsg_free(struct mpdt_sock *msk, struct mpdt_txmsg *m)
 	kmem_cache_free(mpdt_txmsg_cache, m);
 }
 
+/* Give back @bytes of receive memory: the socket's, and the protocol's and
+ * memory cgroup's pages behind them.  Under msk->lock, or while closing.
+ */
+void mpdt_rmem_release(struct mpdt_sock *msk, u32 bytes)
+{
+	struct sock *sk = &msk->inet.sk;
+
+	if (!bytes)
+		return;
+	atomic_sub(bytes, &sk->sk_rmem_alloc);
+	sk_mem_uncharge(sk, bytes);
+	sk_mem_reclaim(sk);
+}
+
+/* Under msk->lock, or while closing (mpdt_rmem_release()). */
 void mpdt_rxmsg_free(struct mpdt_sock *msk, struct mpdt_rxmsg *m)
 {
 	u32 i;
@@ -328,7 +346,7 @@ void mpdt_rxmsg_free(struct mpdt_sock *msk, struct mpdt_rxmsg *m)
 	for (i = 0; i < m->npages; i++)
 		if (m->pages[i])
 			__free_page(m->pages[i]);
-	atomic_sub(m->charged, &msk->inet.sk.sk_rmem_alloc);
+	mpdt_rmem_release(msk, m->charged);
 	kfree(m->segs);
 	kfree(m->pages);
 	kmem_cache_free(mpdt_rxmsg_cache, m);

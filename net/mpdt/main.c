@@ -284,6 +284,7 @@ static int __init mpdt_init(void)
 	err = mpdt_caches_create();
 	if (err)
 		return err;
+	mpdt_sock_mem_init();
 	err = proto_register(&mpdt_prot, 1);
 	if (err)
 		goto err_caches;

@@ -151,7 +151,6 @@ static int port_take(struct mpdt_net *mn, u16 port)
 	if (!READ_ONCE(old->time_wait))
 		return -EADDRINUSE;
 	hlist_del_init_rcu(&old->port_node);
-	mn->nsockets--;
 	return 0;
 }
 
@@ -234,8 +233,21 @@ void mpdt_port_unbind(struct mpdt_sock *msk)
 	spin_lock_bh(&mn->ports_lock);
 	if (!hlist_unhashed(&msk->port_node)) {
 		hlist_del_init_rcu(&msk->port_node);
-		mn->nsockets--;
+		if (!msk->time_wait)
+			mn->nsockets--;
 	}
+	spin_unlock_bh(&mn->ports_lock);
+}
+
+/* A socket in time-wait keeps its port but is no longer open: it does not
+ * hold udp-port, and a new bind() takes the port over.
+ */
+void mpdt_port_time_wait(struct mpdt_sock *msk)
+{
+	struct mpdt_net *mn = msk->mn;
+
+	spin_lock_bh(&mn->ports_lock);
+	mn->nsockets--;
 	spin_unlock_bh(&mn->ports_lock);
 }
 

@@ -197,6 +197,7 @@ int mpdt_net_apply_params(struct mpdt_net *mn, const struct mpdt_params *p,
 			  const struct mpdt_cc_ops *cc,
 			  struct netlink_ext_ack *extack);
 void mpdt_port_unbind(struct mpdt_sock *msk);
+void mpdt_port_time_wait(struct mpdt_sock *msk);
 struct mpdt_sock *mpdt_port_lookup(struct mpdt_net *mn, u16 port);
 int mpdt_net_register(void);
 void mpdt_net_unregister(void);
@@ -231,6 +232,7 @@ u64 mpdt_conn_rto(const struct mpdt_conn *c);
 void mpdt_conn_fill_info(struct mpdt_conn *c, struct mpdt_info *info);
 void mpdt_txmsg_free(struct mpdt_sock *msk, struct mpdt_txmsg *m);
 void mpdt_rxmsg_free(struct mpdt_sock *msk, struct mpdt_rxmsg *m);
+void mpdt_rmem_release(struct mpdt_sock *msk, u32 bytes);
 
 /* tx.c: the sending half */
 void mpdt_tx_on_sack(struct mpdt_conn *c, const struct mpdt_pkt *pkt,
@@ -265,11 +267,20 @@ extern struct proto mpdt_prot;
 extern struct proto mpdtv6_prot;
 extern const struct proto_ops mpdt_inet_ops;
 extern const struct proto_ops mpdt_inet6_ops;
+void mpdt_sock_mem_init(void);
 void mpdt_sock_wake_writers(struct mpdt_sock *msk);
 
 static inline u64 mpdt_now(void)
 {
 	return ktime_get_ns();
+}
+
+/* Time from @then to @now; 0 when @then is later, as when another CPU
+ * stamped it after @now was read.
+ */
+static inline u64 mpdt_since(u64 now, u64 then)
+{
+	return now > then ? now - then : 0;
 }
 
 #endif /* _MPDT_PROTOCOL_H */

@@ -16,6 +16,8 @@
  */
 #define MPDT_MIN_SEG		64
 
+#define MPDT_REASSEMBLY_MIN_NS	(10ULL * NSEC_PER_SEC)
+
 /* A live sender with anything unacknowledged sends at least once per
  * rto-max (its RTO backoff stops there; every node is assumed to share
  * the timing parameters, as it shares udp-port).  An incarnation quiet
@@ -36,8 +38,23 @@ u64 mpdt_rx_quiet_ns(const struct mpdt_net *mn)
  */
 static u64 reassembly_timeout_ns(const struct mpdt_net *mn)
 {
-	return (READ_ONCE(mn->params.max_retries) + 2ULL) *
-	       READ_ONCE(mn->params.rto_max_us) * NSEC_PER_USEC;
+	u64 retrying = (READ_ONCE(mn->params.max_retries) + 2ULL) *
+		       READ_ONCE(mn->params.rto_max_us) * NSEC_PER_USEC;
+
+	/* Timers can be late by far more than a short rto-max (a stalled
+	 * virtual machine): expiring early would fail live senders.
+	 */
+	return max(retrying, MPDT_REASSEMBLY_MIN_NS);
+}
+
+/* Forget the current incarnation and refuse its packets from now on. */
+static void rx_retire(struct mpdt_conn *c)
+{
+	mpdt_conn_purge_rx(c);
+	mpdt_rx_init(&c->rx, c->rx_bits, c->rx.window);
+	c->rx_prev_nonce = c->rx_nonce;
+	c->rx_had_prev = true;
+	c->rx_active = false;
 }
 
 /* A DATA or PROBE with a nonce we have not seen is a new incarnation of the
@@ -55,18 +72,17 @@ static bool rx_adopt_nonce(struct mpdt_conn *c, u32 nonce, u64 now)
 		c->rx_heard_ns = now;
 		return true;
 	}
-	if (c->rx_active && now - c->rx_heard_ns < mpdt_rx_quiet_ns(mn)) {
-		mpdt_stat_inc(mn, c->rx_had_prev && nonce == c->rx_prev_nonce ?
-				  MPDT_STAT_DROP_STALE_NONCE :
-				  MPDT_STAT_DROP_NEW_NONCE);
+	if (c->rx_had_prev && nonce == c->rx_prev_nonce) {
+		mpdt_stat_inc(mn, MPDT_STAT_DROP_STALE_NONCE);
 		return false;
 	}
-	if (c->rx_active) {
-		mpdt_conn_purge_rx(c);
-		mpdt_rx_init(&c->rx, c->rx_bits, c->rx.window);
-		c->rx_prev_nonce = c->rx_nonce;
-		c->rx_had_prev = true;
+	if (c->rx_active &&
+	    mpdt_since(now, c->rx_heard_ns) < mpdt_rx_quiet_ns(mn)) {
+		mpdt_stat_inc(mn, MPDT_STAT_DROP_NEW_NONCE);
+		return false;
 	}
+	if (c->rx_active)
+		rx_retire(c);
 	c->rx_nonce = nonce;
 	c->rx_active = true;
 	c->rx_heard_ns = now;
@@ -123,6 +139,14 @@ static int rxmsg_room(struct mpdt_conn *c, u32 need)
 		mpdt_stat_inc(c->msk->mn, MPDT_STAT_DROP_PEER_QUOTA);
 		return -ENOBUFS;
 	}
+	/* The protocol's memory limits (mpdt_mem) and the socket owner's
+	 * memory cgroup, as for UDP.
+	 */
+	if (need > sk->sk_forward_alloc &&
+	    !__sk_mem_schedule(sk, need, SK_MEM_RECV)) {
+		mpdt_stat_inc(c->msk->mn, MPDT_STAT_DROP_NO_BUFFER);
+		return -ENOBUFS;
+	}
 	return 0;
 }
 
@@ -160,12 +184,14 @@ static struct mpdt_rxmsg *rxmsg_admit(struct mpdt_conn *c,
 		return ERR_PTR(-ENOBUFS);
 	m = rxmsg_alloc(d);
 	if (!m) {
+		sk_mem_reclaim(sk);
 		mpdt_stat_inc(c->msk->mn, MPDT_STAT_DROP_NO_BUFFER);
 		return ERR_PTR(-ENOBUFS);
 	}
 	m->id = d->msg_id;
 	m->len = d->msg_len;
 	m->charged = need;
+	sk_mem_charge(sk, need);
 	atomic_add(need, &sk->sk_rmem_alloc);
 	c->rx_reserved += need;
 	hash_add(c->rx_msgs, &m->hnode, m->id);
@@ -173,28 +199,25 @@ static struct mpdt_rxmsg *rxmsg_admit(struct mpdt_conn *c,
 	return m;
 }
 
-static void rxmsg_drop(struct mpdt_conn *c, struct mpdt_rxmsg *m)
-{
-	hash_del(&m->hnode);
-	c->rx_reserved -= m->charged;
-	mpdt_rxmsg_free(c->msk, m);
-}
-
-/* Partial messages abandoned by their sender; returns how many. */
+/* Partial messages abandoned by their sender; returns how many.  Their
+ * incarnation is retired with them, so that should its sender be alive
+ * after all (a stalled host, a long partition), its later packets are
+ * refused and it fails the peer, with an error to its application,
+ * instead of completing a message whose acknowledged bytes are gone.
+ */
 u32 mpdt_rx_expire(struct mpdt_conn *c, u64 now)
 {
-	struct hlist_node *tmp;
 	struct mpdt_rxmsg *m;
 	u32 n = 0;
 	int bkt;
 
 	if (!c->rx_reserved ||
-	    now - c->rx_heard_ns < reassembly_timeout_ns(c->msk->mn))
+	    mpdt_since(now, c->rx_heard_ns) <
+	    reassembly_timeout_ns(c->msk->mn))
 		return 0;
-	hash_for_each_safe(c->rx_msgs, bkt, tmp, m, hnode) {
-		rxmsg_drop(c, m);
+	hash_for_each(c->rx_msgs, bkt, m, hnode)
 		n++;
-	}
+	rx_retire(c);
 	mpdt_stat_add(c->msk->mn, MPDT_STAT_RX_MSG_EXPIRED, n);
 	return n;
 }

@@ -50,22 +50,44 @@ static void mpdt_unhash(struct sock *sk)
 	mpdt_port_unbind(mpdt_sk(sk));
 }
 
+/* Receive memory of every MPDT socket, in pages, with limits sized like
+ * udp_mem: messages are charged to it, and to the socket owner's memory
+ * cgroup, when admitted (rx.c).  Below rmem_min a socket is never refused.
+ */
+static atomic_long_t mpdt_memory_allocated;
+static DEFINE_PER_CPU(int, mpdt_memory_per_cpu_fw_alloc);
+static long mpdt_mem[3];
+static int mpdt_rmem_min = PAGE_SIZE;
+
+void mpdt_sock_mem_init(void)
+{
+	unsigned long limit = max(nr_free_buffer_pages() / 8, 128UL);
+
+	mpdt_mem[0] = limit / 4 * 3;
+	mpdt_mem[1] = limit;
+	mpdt_mem[2] = mpdt_mem[0] * 2;
+}
+
+#define MPDT_PROTO_COMMON					\
+	.owner			= THIS_MODULE,			\
+	.init			= mpdt_sk_init,			\
+	.hash			= mpdt_hash,			\
+	.unhash			= mpdt_unhash,			\
+	.memory_allocated	= &mpdt_memory_allocated,	\
+	.per_cpu_fw_alloc	= &mpdt_memory_per_cpu_fw_alloc, \
+	.sysctl_mem		= mpdt_mem,			\
+	.sysctl_rmem		= &mpdt_rmem_min
+
 struct proto mpdt_prot = {
 	.name		= "MPDT",
-	.owner		= THIS_MODULE,
-	.init		= mpdt_sk_init,
-	.hash		= mpdt_hash,
-	.unhash		= mpdt_unhash,
 	.obj_size	= sizeof(struct mpdt_sock),
+	MPDT_PROTO_COMMON,
 };
 
 struct proto mpdtv6_prot = {
 	.name		= "MPDTv6",
-	.owner		= THIS_MODULE,
-	.init		= mpdt_sk_init,
-	.hash		= mpdt_hash,
-	.unhash		= mpdt_unhash,
 	.obj_size	= sizeof(struct mpdt6_sock),
+	MPDT_PROTO_COMMON,
 };
 
 void mpdt_sock_wake_writers(struct mpdt_sock *msk)
@@ -357,6 +379,10 @@ static int mpdt_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 							     msg->msg_name);
 		err = flags & MSG_TRUNC ? m->len : copied;
 	}
+	spin_lock_bh(&msk->lock);
+	mpdt_rmem_release(msk, m->charged);
+	spin_unlock_bh(&msk->lock);
+	m->charged = 0;
 	mpdt_rxmsg_free(msk, m);
 	return err;
 }
@@ -524,6 +550,7 @@ static void release_everything(struct mpdt_sock *msk)
 	}
 	list_for_each_entry_safe(m, tmp, &ready, node)
 		mpdt_rxmsg_free(msk, m);
+	sk_mem_reclaim_final(&msk->inet.sk);
 }
 
 static int mpdt_release(struct socket *sock)

@@ -13,7 +13,7 @@
 /* A peer heard within the quiet time may not have our last SACK. */
 static bool peer_may_wait(const struct mpdt_conn *c, u64 now, u64 quiet)
 {
-	return c->rx_active && now - c->rx_heard_ns < quiet;
+	return c->rx_active && mpdt_since(now, c->rx_heard_ns) < quiet;
 }
 
 static bool any_peer_may_wait(struct mpdt_sock *msk, u64 now, u64 quiet)
@@ -48,23 +48,26 @@ static void strip(struct mpdt_sock *msk, struct list_head *ready)
  */
 bool mpdt_tw_enter(struct mpdt_sock *msk)
 {
-	u64 now = mpdt_now(), quiet = mpdt_rx_quiet_ns(msk->mn);
+	u64 now, quiet = mpdt_rx_quiet_ns(msk->mn);
 	struct mpdt_rxmsg *m, *tmp;
 	LIST_HEAD(ready);
 	bool wait;
 
 	spin_lock_bh(&msk->lock);
+	now = mpdt_now();
 	wait = msk->port && any_peer_may_wait(msk, now, quiet);
 	if (wait) {
 		msk->time_wait = true;
 		msk->tw_end_ns = now + quiet;
 		strip(msk, &ready);
+		list_for_each_entry_safe(m, tmp, &ready, node)
+			mpdt_rxmsg_free(msk, m);
 		mod_timer(&msk->gc_timer, jiffies + nsecs_to_jiffies(quiet) + 1);
 		mpdt_stat_inc(msk->mn, MPDT_STAT_TIME_WAIT);
 	}
 	spin_unlock_bh(&msk->lock);
-	list_for_each_entry_safe(m, tmp, &ready, node)
-		mpdt_rxmsg_free(msk, m);
+	if (wait)
+		mpdt_port_time_wait(msk);
 	return wait;
 }
 
@@ -87,5 +90,6 @@ bool mpdt_tw_expire(struct mpdt_sock *msk, u64 now)
 		mpdt_conn_destroy(c);
 	}
 	msk->nconns = 0;
+	sk_mem_reclaim_final(&msk->inet.sk);
 	return true;
 }
