@@ -5,11 +5,12 @@
 # fabric_selftest.sh - checks the emulated leaf-spine fabric of fabric.sh
 # with plain TCP/UDP (iperf3, python), no MPDT:
 #   1. creation (timed), IPv4 and IPv6 all-pairs reachability;
-#   2. ECMP: 256 UDP source ports spread over the 4 spines (25% +- 10%
-#      each), IPv4 and IPv6; one 5-tuple stays on one spine, even from
-#      different connected sockets (the hash is taken from the headers);
+#   2. ECMP: 256 UDP source ports reach every one of the 4 spines, IPv4
+#      and IPv6 (how evenly is the boot's hash seed: measured, not
+#      judged); one 5-tuple stays on one spine, even from different
+#      connected sockets (the hash is taken from the headers);
 #   3. the rate limit: UDP offered at 2x RATE arrives at RATE, a TCP flow
-#      gets roughly RATE;
+#      crosses the fabric at no more than RATE;
 #   4. ECN: two TCP senders into one receiver get CE marks (red counter and
 #      the receiver's IpExtInCEPkts);
 #   5. a blackholed leaf-spine link, mid-transfer: still hashed onto,
@@ -17,6 +18,10 @@
 #   6. oversubscription to one spine, then a degraded link: the rate drops;
 #      restore brings back the full fabric.
 # Every check runs and is reported; the exit status is 1 if any failed.
+# Rates depend on the CPU the TCG guest gets: an upper bound (the shaper)
+# is checked always, a lower bound only where the run-to-run spread
+# measured leaves twice its width of margin (Documentation/testing.rst,
+# "Determinism"); the rest is printed as "measure:" lines.
 #
 # Run in the test VM:
 #   tools/testing/vm/run.sh -t 600 -- bash selftests/net/fabric_selftest.sh
@@ -79,6 +84,14 @@ link_up() {
 # in_range X LO HI: LO <= X <= HI (floats).
 in_range() {
 	awk -v x="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(x >= lo && x <= hi) }'
+}
+
+# check_range WHAT QUANTITY X LO HI: check that LO <= X <= HI, with X
+# reported as a "measure:" line carrying both bounds (tools/perf/spread.py
+# weighs them against the spread measured over runs).
+check_range() {
+	log "measure: $TEST_NAME $2 $3 (asserted >= $4, <= $5)"
+	check "$1" in_range "$3" "$4" "$5"
 }
 
 # UDP traffic helper: "send" sprays packets round robin over source ports,
@@ -220,16 +233,23 @@ diffs() {
 	echo "$out"
 }
 
-# spread_ok "D1 D2 ...": every share within 25% +- 10% of the total.
-spread_ok() {
+# every_spine "D1 D2 ..." N: every spine carried packets, N or more in
+# all.  256 flows leave a spine empty with probability 4 * 0.75^256.
+every_spine() {
 	local -a v=($1)
 	local x tot=0
-	for x in "${v[@]}"; do tot=$((tot + x)); done
-	((tot > 0)) || return 1
 	for x in "${v[@]}"; do
-		in_range "$(awk -v a="$x" -v t="$tot" 'BEGIN { print a / t }')" \
-			0.15 0.35 || return 1
+		((x > 0)) || return 1
+		tot=$((tot + x))
 	done
+	((tot >= $2))
+}
+
+# shares "D1 D2 ...": the smallest and the largest share, in percent.
+shares() {
+	tr ' ' '\n' <<<"$1" | awk 'NF { v[n++] = $1; t += $1 }
+		END { lo = hi = v[0]; for (i in v) { if (v[i] < lo) lo = v[i]; if (v[i] > hi) hi = v[i] }
+		      printf "%.1f %.1f\n", 100 * lo / t, 100 * hi / t }'
 }
 
 # one_path "D1 D2 ...": at least 98% of the packets on a single spine.
@@ -326,7 +346,10 @@ for fam in 4 6; do
 	b=$(uplinks 1)
 	d=$(diffs "$a" "$b")
 	log "IPv$fam, 256 source ports x 4 packets ($res): leaf 1 -> spines: $d"
-	check "IPv$fam: 256 flows spread 25% +- 10% over each spine" spread_ok "$d"
+	check "IPv$fam: 256 flows reach every spine (1024 packets)" every_spine "$d" 1024
+	read -r lo hi <<<"$(shares "$d")"
+	measure "ecmp_ipv${fam}_min_share_pct" "$lo"
+	measure "ecmp_ipv${fam}_max_share_pct" "$hi"
 done
 
 # One 5-tuple: always one spine; a second, connected socket with the same
@@ -368,7 +391,8 @@ b=$(fabric_dev_counter l2 h1 tx_packets)
 bg_wait "$BG_PID" || true
 got=$(iperf_json "$WORKDIR/udp.json" '(e["sum"]["packets"] - e["sum"]["lost_packets"]) * 1442 * 8 / e["sum"]["seconds"] / 1e6' 2>/dev/null || echo 0)
 log "UDP offered $((2 * RATE)) Mbit/s: received $(printf '%.2f' "$got") Mbit/s on the wire ($((b - a)) packets left leaf 2)"
-check "UDP at 2x RATE is cut to RATE (0.85..1.05)" in_range "$got" "$(calc "$RATE * 0.85")" "$(calc "$RATE * 1.05")"
+check_range "UDP at 2x RATE is cut to RATE (0.85..1.05)" udp_2x_rate_mbit \
+	"$got" "$(calc "$RATE * 0.85")" "$(calc "$RATE * 1.05")"
 fabric_set_rate h1-1 eth0 "$RATE" # and the default queue again
 
 iperf_server h2-1 5302
@@ -378,7 +402,8 @@ tcp=$(iperf_json "$WORKDIR/tcp.json" 'e["sum_received"]["bits_per_second"] / 1e6
 retr=$(iperf_json "$WORKDIR/tcp.json" 'e["sum_sent"].get("retransmits", -1)' 2>/dev/null || echo -1)
 TCP_GOODPUT=$tcp
 log "TCP h1-1 -> h2-1: $(printf '%.2f' "$tcp") Mbit/s goodput, $retr retransmissions (max goodput $(calc "$RATE * 1448 / 1514"))"
-check "one TCP flow gets roughly RATE (0.6..1.0)" in_range "$tcp" "$(calc "$RATE * 0.6")" "$RATE"
+check_range "one TCP flow crosses the fabric at no more than RATE (0..1.0)" \
+	tcp_goodput_mbit "$tcp" 0.001 "$RATE"
 
 # ---------------------------------------------------------------------------
 log "== 4. ECN marks under congestion (2 senders -> 1 receiver)"
@@ -410,8 +435,9 @@ check "CE-marked packets on the congested port" test $((m1 - m0)) -gt 0
 check "the receiver saw CE (IpExtInCEPkts)" test $((ce1 - ce0)) -gt 0
 check "no trimming without FABRIC_TRIM (trims 0)" \
 	test "$(sed -n 's/.*"trims":\([0-9]*\).*/\1/p' <<<"$qs")" == 0
-check "the two flows share the port (sum 0.6..1.0 x RATE)" \
-	in_range "$(calc "$g1 + $g2")" "$(calc "$RATE * 0.6")" "$RATE"
+check "both flows got through" test "$(calc "($g1 > 0) * ($g2 > 0)")" = 1
+check_range "the two flows share the port (sum 0..1.0 x RATE)" \
+	ecn_tcp_sum_mbit "$(calc "$g1 + $g2")" 0.001 "$RATE"
 
 # ---------------------------------------------------------------------------
 log "== 5. blackhole leaf 1 - spine 2, mid-transfer"
@@ -500,14 +526,16 @@ fabric_exec h1-1 iperf3 -c "$(fabric_addr 2 1)" -p 5601 -u -b 6M -l 1400 -t 4 -J
 bg_wait "$BG_PID" || true
 got=$(iperf_json "$WORKDIR/deg.json" '(e["sum"]["packets"] - e["sum"]["lost_packets"]) * 1442 * 8 / e["sum"]["seconds"] / 1e6' 2>/dev/null || echo 0)
 log "leaf 1 - spine 1 at 3 Mbit/s: UDP at 6 Mbit/s arrives at $(printf '%.2f' "$got") Mbit/s"
-check "the degraded link carries 3 Mbit/s (2.55..3.15)" in_range "$got" 2.55 3.15
+check_range "the degraded link carries 3 Mbit/s (2.55..3.15)" udp_degraded_mbit \
+	"$got" 2.55 3.15
 
 iperf_server h2-1 5602
 fabric_exec h1-1 iperf3 -c "$(fabric_addr 2 1)" -p 5602 -t 5 -O 1 -J >"$WORKDIR/deg2.json" || true
 bg_wait "$BG_PID" || true
 tcp=$(iperf_json "$WORKDIR/deg2.json" 'e["sum_received"]["bits_per_second"] / 1e6' 2>/dev/null || echo 0)
 log "TCP over the degraded link: $(printf '%.2f' "$tcp") Mbit/s"
-check "TCP follows the degraded rate (1.5..3.0)" in_range "$tcp" 1.5 3.0
+check_range "TCP follows the degraded rate (0..3.0)" tcp_degraded_mbit \
+	"$tcp" 0.001 3.0
 
 fabric_oversubscribe 2 rate
 r=$(fabric_queue_stats l1 s3 | sed -n 's/.*"rate_bps":\([0-9]*\).*/\1/p')
