@@ -43,7 +43,10 @@ bg python3 "$SELFTEST_DIR/fuzz.py" --ns-a "$NS_A" --ns-b "$NS_B" --dev-b "$VETH_
 FUZZ_PID=$BG_PID
 # The transfer starts once the fuzzer listens for it: however slow the
 # guest, it cannot be over before the fuzzer saw it.
-for ((i = 0; i < 600 && ! -e $WORKDIR/fuzz.ready; i++)); do sleep 0.1; done
+for ((i = 0; i < 600; i++)); do
+	[[ -e $WORKDIR/fuzz.ready ]] && break
+	sleep 0.1
+done
 [[ -e $WORKDIR/fuzz.ready ]] || fail "the fuzzer did not start within 60 s"
 log "fuzzer started (seed $MPDT_SEED, $K packets per class)"
 
