@@ -84,9 +84,10 @@ wait_files() {
 }
 
 # on_hosts DIR SUFFIX CMD...: run CMD in every host's netns at once,
-# output to DIR/<k>.SUFFIX (one ip netns exec each costs ~0.3 s in TCG).
+# output to DIR/<k>.SUFFIX (one ip netns exec each costs ~0.3 s in TCG,
+# several times that on a loaded machine); fails if any CMD failed.
 on_hosts() {
-	local dir=$1 suffix=$2 k
+	local dir=$1 suffix=$2 k failed=0
 	local -a pids=()
 	shift 2
 	for ((k = 0; k < NHOSTS; k++)); do
@@ -94,8 +95,9 @@ on_hosts() {
 		pids+=($!)
 	done
 	for k in "${pids[@]}"; do
-		wait "$k" || true
+		wait "$k" || failed=1
 	done
+	return "$failed"
 }
 
 # The round's plan: "k partner size seed" per sender; partners across
@@ -127,8 +129,8 @@ for k in range(2 * hosts):
 cat >"$WORKDIR/judge.py" <<'PY'
 import json, os, sys
 
-d, lb, nhosts = sys.argv[1], sys.argv[2], int(sys.argv[3])
-names = sys.argv[4:4 + nhosts]
+d, before, lb, nhosts = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+names = sys.argv[5:5 + nhosts]
 plan = [l.split() for l in open(os.path.join(d, "plan"))]
 EAGAIN = 11
 viol = []
@@ -238,7 +240,7 @@ def others(dl):
                     if v and n not in keys and n not in quiet)
 tot = {}
 for k in range(nhosts):
-    b = stats(os.path.join(d, "%d.before" % k))
+    b = stats(before % k)
     a = stats(os.path.join(d, "%d.after" % k))
     if not a or not b:
         viol.append("%s: no counters" % names[k])
@@ -274,12 +276,10 @@ SUMMARY=()
 round() {
 	local rnd=$1 lb=$2 dir=$WORKDIR/round$1 k partner size seed t0 line
 	local -a spids=() rpids=() ready=() goready=() psize pseed ppartner
-	local rc
+	local rc before
 	mkdir -p "$dir"
-	for ((k = 0; k < NHOSTS; k++)); do
-		"$CLI" -n "${H_NS[k]}" param set lb "$lb" >/dev/null ||
-			fail "cannot set lb $lb in ${H_NAME[k]}"
-	done
+	on_hosts "$dir" lb "$CLI" param set lb "$lb" ||
+		fail "cannot set lb $lb: $(cat "$dir"/*.lb)"
 	plan "$rnd" >"$dir/plan" || fail "no plan"
 	while read -r k partner size seed; do
 		ppartner[k]=$partner
@@ -289,7 +289,15 @@ round() {
 	log "round $rnd, lb $lb: $(while read -r k partner size seed; do
 		printf '%s->%s %sB; ' "${H_NAME[k]}" "${H_NAME[partner]}" "$size"
 	done <"$dir/plan")"
-	on_hosts "$dir" before cat /proc/net/mpdt_stats
+	# The counters before: the previous round's after (nothing else
+	# runs in between), or read now.
+	if ((rnd > 1)); then
+		before=$WORKDIR/round$((rnd - 1))/%d.after
+	else
+		before=$dir/%d.before
+		on_hosts "$dir" before cat /proc/net/mpdt_stats ||
+			fail "no counters: $(cat "$dir"/*.before)"
+	fi
 	# Receivers: host partner(k) expects k's message, until $dir/stop.
 	for ((k = 0; k < NHOSTS; k++)); do
 		partner=${ppartner[k]}
@@ -322,7 +330,7 @@ round() {
 		while kill -0 "${spids[k]}" 2>/dev/null; do
 			if [[ ! -e $dir/0.slow && $(now_us) -gt $((t0 + SLOW_ROUND * 1000000)) ]]; then
 				log "round $rnd: senders still running after $SLOW_ROUND s"
-				on_hosts "$dir" slow "$CLI" conn show
+				on_hosts "$dir" slow "$CLI" conn show || true
 			fi
 			sleep 0.5
 		done
@@ -334,15 +342,16 @@ round() {
 	done
 	log "round $rnd, lb $lb: every sender returned after $(secs_since "$t0") s"
 	# Connections of the receivers (still open), for the report.
-	on_hosts "$dir" conns "$CLI" conn show
+	on_hosts "$dir" conns "$CLI" conn show || true
 	: >"$dir/stop"
 	for ((k = 0; k < NHOSTS; k++)); do
 		rc=0
 		bg_wait "${rpids[k]}" || rc=$?
 		echo "$rc" >"$dir/$k.recv.rc"
 	done
-	on_hosts "$dir" after cat /proc/net/mpdt_stats
-	python3 "$dir/../judge.py" "$dir" "$lb" "$NHOSTS" "${H_NAME[@]}" \
+	on_hosts "$dir" after cat /proc/net/mpdt_stats ||
+		fail "no counters: $(cat "$dir"/*.after)"
+	python3 "$WORKDIR/judge.py" "$dir" "$before" "$lb" "$NHOSTS" "${H_NAME[@]}" \
 		>"$dir/judge" 2>&1 || fail "judge failed: $(cat "$dir/judge")"
 	while IFS= read -r line; do
 		log "$line"
