@@ -28,10 +28,12 @@
 #   conn-full   4096 peers each hold a partial message: the 4097th peer is
 #               refused (drop_conn_limit 1, conn_evicted 0); once those
 #               expired, a new honest peer gets in
-#   nonce       blind DATA/PROBE with new nonces from the honest sender's
-#               address and MPDT port during its transfer: drop_new_nonce
-#               exact, drop_stale_nonce 0, transfer intact; the same peer
-#               restarting right after (a new incarnation) gets through
+#   nonce       24 blind DATA/PROBE with new nonces from the honest sender's
+#               address and MPDT port during its transfer (held open by
+#               dropping its SACKs meanwhile), each right after one of its
+#               DATA: drop_new_nonce exact, drop_stale_nonce 0, the same
+#               incarnation goes on, intact; the same peer restarting right
+#               after (a new incarnation) gets through
 #   not-host    DATA/PROBE to 10.0.0.255, 255.255.255.255, 224.0.0.1,
 #               ff02::1: drop_not_host exact, none answered; then the
 #               netns must still be freed (teardown, at the end)
@@ -57,7 +59,8 @@
 # is 1 s and partial messages expire within seconds (the cases wait for the
 # counter, not for a time).  quota and nonce raise rto-max-us on both ends
 # (every node uses the same value) so that their "while held" checks
-# cannot race the timers; zero-len raises max-retries on the sending side.
+# cannot race the timers; zero-len and nonce raise max-retries on the
+# sending side.
 #
 # Environment: MPDT_SEED, MPDT_HOSTILE_CASES (space-separated subset).
 
@@ -110,7 +113,7 @@ log "helpers ready; seed $MPDT_SEED; cases: ${CASES[*]}"
 
 # shellcheck disable=SC2317  # run by sub
 run_case() {
-	python3 "$SELFTEST_DIR/hostile.py" "$1" --ns-a "$NS_A" --ns-b "$NS_B" \
+	HOSTILE_T0=$EPOCHREALTIME python3 "$SELFTEST_DIR/hostile.py" "$1" --ns-a "$NS_A" --ns-b "$NS_B" \
 		--dev-a "$VETH_A" --dev-b "$VETH_B" --mpdt-msg "$MPDT_MSG" \
 		--cli "$MPDT_CLI" --workdir "$WORKDIR" --seed "$MPDT_SEED" \
 		--ipv6 "$IPV6"
