@@ -968,7 +968,8 @@ def case_nonce(env, c):
     The transfer is held open while the spoofs go (the receiver's SACKs to
     the honest sender are dropped by tc meanwhile: the sender keeps
     retransmitting, at least once per rto-max-us, so it stays live), and
-    each spoof follows a DATA of the real incarnation that just arrived."""
+    each burst of 6 spoofs follows a DATA of the real incarnation that just
+    arrived."""
     a = env.a
     for ns in (a.ns_a, a.ns_b):
         env.param_set(ns, rto_max_us=1000000)
@@ -996,22 +997,27 @@ def case_nonce(env, c):
     env.run(a.ns_b, hold)
     real = first.nonce
     spoofs = {"DATA": 0, "PROBE": 0}
-    for k in range(nspoof):
+    k = 0
+    while k < nspoof:
+        # A burst of spoofs right after each DATA of the real incarnation
+        # (it keeps retransmitting, once per RTO at least).
         live = fresh_data(ps, ADDR_A, 6005, 10)
         if not live or live.nonce != real:
             break
-        nonce = env.rnd.getrandbits(32)
-        while nonce == real:
+        for _ in range(6):
             nonce = env.rnd.getrandbits(32)
-        spoof = {"sport": 6005, "dport": 7105, "nonce": nonce,
-                 "ev": env.rnd.randrange(256)}
-        if k % 2:
-            x.send(m.probe_pkt(0, ts=k, **spoof))
-            spoofs["PROBE"] += 1
-        else:
-            x.send(data(0, env.rnd.getrandbits(32), 0, 2 * PAYLOAD,
-                        b"s" * PAYLOAD, flags=m.F_AR, **spoof))
-            spoofs["DATA"] += 1
+            while nonce == real:
+                nonce = env.rnd.getrandbits(32)
+            spoof = {"sport": 6005, "dport": 7105, "nonce": nonce,
+                     "ev": env.rnd.randrange(256)}
+            if k % 2:
+                x.send(m.probe_pkt(0, ts=k, **spoof))
+                spoofs["PROBE"] += 1
+            else:
+                x.send(data(0, env.rnd.getrandbits(32), 0, 2 * PAYLOAD,
+                            b"s" * PAYLOAD, flags=m.F_AR, **spoof))
+                spoofs["DATA"] += 1
+            k += 1
     after = fresh_data(ps, ADDR_A, 6005, 10)
     env.run(a.ns_b, unhold)
     log("spoofed %r with new nonces, each right after a DATA of the live "

@@ -30,8 +30,8 @@
 #               expired, a new honest peer gets in
 #   nonce       24 blind DATA/PROBE with new nonces from the honest sender's
 #               address and MPDT port during its transfer (held open by
-#               dropping its SACKs meanwhile), each right after one of its
-#               DATA: drop_new_nonce exact, drop_stale_nonce 0, the same
+#               dropping its SACKs meanwhile), 6 at a time right after one
+#               of its DATA: drop_new_nonce exact, drop_stale_nonce 0, the same
 #               incarnation goes on, intact; the same peer restarting right
 #               after (a new incarnation) gets through
 #   not-host    DATA/PROBE to 10.0.0.255, 255.255.255.255, 224.0.0.1,
