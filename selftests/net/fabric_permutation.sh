@@ -272,9 +272,19 @@ PY
 VIOLATIONS=()
 SUMMARY=()
 
+# log_file FILE [INDENT]: log every line of FILE, one timestamp for all
+# (log forks once per line: seconds per round on a loaded machine).
+log_file() {
+	local t line
+	t=$(elapsed)
+	while IFS= read -r line; do
+		printf '[%6ss] %s%s\n' "$t" "${2:-}" "$line"
+	done <"$1"
+}
+
 # round R LB: one permutation with policy LB.
 round() {
-	local rnd=$1 lb=$2 dir=$WORKDIR/round$1 k partner size seed t0 line
+	local rnd=$1 lb=$2 dir=$WORKDIR/round$1 k partner size seed t0
 	local -a spids=() rpids=() ready=() goready=() psize pseed ppartner
 	local rc before
 	mkdir -p "$dir"
@@ -353,22 +363,16 @@ round() {
 		fail "no counters: $(cat "$dir"/*.after)"
 	python3 "$WORKDIR/judge.py" "$dir" "$before" "$lb" "$NHOSTS" "${H_NAME[@]}" \
 		>"$dir/judge" 2>&1 || fail "judge failed: $(cat "$dir/judge")"
-	while IFS= read -r line; do
-		log "$line"
-	done <"$dir/judge"
+	log_file "$dir/judge"
 	if grep -q '^VIOLATION' "$dir/judge"; then
 		mapfile -t -O "${#VIOLATIONS[@]}" VIOLATIONS < <(grep '^VIOLATION' "$dir/judge")
 		for ((k = 0; k < NHOSTS; k++)); do
 			if [[ -e $dir/$k.slow ]]; then
 				log "round $rnd ${H_NAME[k]} connections after $SLOW_ROUND s:"
-				while IFS= read -r line; do
-					log "  $line"
-				done <"$dir/$k.slow"
+				log_file "$dir/$k.slow" "  "
 			fi
 			log "round $rnd ${H_NAME[k]} connections (receiver open):"
-			while IFS= read -r line; do
-				log "  $line"
-			done <"$dir/$k.conns"
+			log_file "$dir/$k.conns" "  "
 			log "round $rnd ${H_NAME[k]} stderr of sender/receiver:" \
 				"$(grep -hv '^{' "$dir/$k.send" "$dir/$k.recv" | tr '\n' ' ')"
 		done
