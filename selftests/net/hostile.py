@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """hostile.py: the attacks of hostile.sh, one case per invocation.
 
-  hostile.py CASE --ns-a NS --ns-b NS --dev-a IF --dev-b IF --mpdt-msg BIN
-             --cli BIN --workdir DIR [--seed N]
+  hostile.py CASE... --ns-a NS --ns-b NS --dev-a IF --dev-b IF
+             --mpdt-msg BIN --cli BIN --workdir DIR [--seed N] [--ipv6 0|1]
   hostile.py crash-client --peer ADDR --port P --lport L --size N --ready F
 
 The victim is always in NS B (10.0.0.2, fd00::2).  Attacks come from NS A
@@ -15,8 +15,11 @@ that needs its own SO_RCVBUF a python receiver that checks mpdt_msg's
 messages byte for byte) and must complete intact.
 
 The script joins the namespaces itself (setns), reads the counters of
-/proc/net/mpdt_stats there, and prints "ok: ..." or "FAIL: ..." per check;
-exit 0 iff every check passed.  Every wait is bounded (a hang is a failure,
+/proc/net/mpdt_stats there, and prints "ok: ..." or "FAIL: ..." per check
+and "--- CASE: passed" or "FAILED" per case (each case undoes its
+processes, sockets, tc filters and parameter changes at its end, so one
+python runs them all: it starts slowly under TCG); the last line names the
+failed cases ("HOSTILE-FAILED: ..."); exit 0 iff every check passed.  Every wait is bounded (a hang is a failure,
 never a pass), and no check depends on how fast the guest is: where a rule
 is about time (reassembly timeout, nonce idle time) the case either waits
 for the counter that proves the event or keeps the attack alive so that the
@@ -1299,7 +1302,7 @@ def case_crash(env, c):
     env.run(a.ns_a, tc)
     ready = os.path.join(a.workdir, "crash.ready")
     b0 = stats(a.ns_b)
-    cl = env.spawn(a.ns_a, [sys.executable, os.path.abspath(__file__),
+    cl = env.spawn(a.ns_a, [sys.executable, "-S", os.path.abspath(__file__),
                             "crash-client", "--peer", ADDR_B, "--port", 7110,
                             "--lport", 6010, "--size", m.MPDT_MSG_MAX,
                             "--ready", ready],
@@ -1457,7 +1460,7 @@ def case_params(env, c):
     rcv = MsgRecv(env, "victim", a.ns_b, 7112, gen, 60)
     b0 = stats(a.ns_b)
     out = os.path.join(a.workdir, "smartt.out")
-    p = env.spawn(ns, [sys.executable, os.path.join(SELFTEST_DIR,
+    p = env.spawn(ns, [sys.executable, "-S", os.path.join(SELFTEST_DIR,
                                                     "mpdt_peer.py"),
                        "send-msgs", "--peer", ADDR_B, "--port", 7112,
                        "--lport", 6022, "--count", gen.count, "--seed",
@@ -1489,10 +1492,37 @@ CASES = {
 }
 
 
+def run_case(a, name):
+    """One case, with its own processes, sockets and parameter changes,
+    all undone at its end; True if every check passed."""
+    global T0
+    T0 = time.monotonic()
+    log("=== %s" % name)
+    env, c = Env(a), Checks()
+    try:
+        CASES[name](env, c)
+    except Fatal as e:
+        c.ok(str(e), False)
+    except Exception as e:  # noqa: BLE001  (a bug here fails the case only)
+        import traceback
+        traceback.print_exc(file=sys.stdout)
+        c.ok("%s: %r" % (name, e), False)
+    finally:
+        env.finish()
+        env.show_counters()
+    if c.failed:
+        log("--- %s: FAILED (%.1f s): %d check(s): %s" % (
+            name, time.monotonic() - T0, len(c.failed), "; ".join(c.failed)))
+        return False
+    log("--- %s: passed (%.1f s)" % (name, time.monotonic() - T0))
+    return True
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("case", choices=sorted(CASES) + ["crash-client"])
+    ap.add_argument("cases", nargs="+",
+                    help="cases to run in this order, or crash-client")
     ap.add_argument("--ns-a")
     ap.add_argument("--ns-b")
     ap.add_argument("--dev-a", default="veth-a")
@@ -1508,26 +1538,19 @@ def main():
     ap.add_argument("--size", type=int)
     ap.add_argument("--ready")
     a = ap.parse_args()
-    if a.case == "crash-client":
+    if a.cases == ["crash-client"]:
         return crash_client(a)
+    bad = [x for x in a.cases if x not in CASES]
+    if bad:
+        ap.error("unknown case(s) %s; cases: %s" % (" ".join(bad),
+                                                   " ".join(CASES)))
     t_sh = float(os.environ.get("HOSTILE_T0", "0").replace(",", ".") or 0)
-    log("%s: python up %.1f s after the shell started it (imports %.1f s)"
-        % (a.case, time.time() - t_sh if t_sh else -1,
-           time.time() - _T_EXEC))
-    env, c = Env(a), Checks()
-    try:
-        CASES[a.case](env, c)
-    except Fatal as e:
-        c.ok(str(e), False)
-    finally:
-        env.finish()
-        env.show_counters()
-        log("%s: done" % a.case)
-    if c.failed:
-        log("%s: %d check(s) failed: %s" % (a.case, len(c.failed),
-                                             "; ".join(c.failed)))
-        return 1
-    return 0
+    log("python up %.1f s after the shell started it (imports %.1f s)"
+        % (time.time() - t_sh if t_sh else -1, time.time() - _T_EXEC))
+    failed = [x for x in a.cases if not run_case(a, x)]
+    # The last line: the cases that failed, for hostile.sh.
+    print("HOSTILE-FAILED: %s" % " ".join(failed), flush=True)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
