@@ -206,15 +206,14 @@ incast() {
 		done
 		[[ -e $ready ]] || fail "$label: receiver $i did not come up: $(cat "$WORKDIR/$label.recv$i")"
 	done
-	# Each sender starts waiting for $go; all go together: the windows
-	# overlap by construction, however slowly the processes start.
+	# Each sender opens its socket and waits for $go (mpdt_msg -g); all
+	# go together: the windows overlap by construction, however slowly
+	# the processes start.
 	for i in $SENDERS; do
-		# shellcheck disable=SC2016 # for the inner sh
-		bg ip netns exec "$(fabric_host 1 "$i")" sh -c \
-			': >"$1"; while [ ! -e "$0" ]; do sleep 0.02; done; shift; exec "$@"' \
-			"$go" "$go.$i" "$(mpdt_msg_bin)" send \
+		bg ip netns exec "$(fabric_host 1 "$i")" "$(mpdt_msg_bin)" send \
 			-a "$addr" -p $((PORT + i)) -n "$MSGS" -m "$MIN_BYTES" \
-			-M "$MAX_BYTES" -s "$MPDT_SEED" -t 240 >"$WORKDIR/$label.send$i" 2>&1
+			-M "$MAX_BYTES" -s "$MPDT_SEED" -t 240 -r "$go.$i" -g "$go" \
+			>"$WORKDIR/$label.send$i" 2>&1
 		spids[i]=$BG_PID
 	done
 	for i in $SENDERS; do
@@ -244,25 +243,32 @@ incast() {
 	done
 	log "$label: incast done in $(secs_since "$t0") s (seed $MPDT_SEED)"
 	# Whatever is still queued (at most a window per host, 50 ms at the
-	# link rate) arrives before the counters are read.
-	sleep 1
-	after=$(fabric_port_counters)
-	port_delta "$before" "$after"
-	snap "$RECV_NS" R1
-	n=0
-	for i in $SENDERS; do
-		n=$((n + 1))
-		snap "$(fabric_host 1 "$i")" "S1_$n"
-		host_drops=$((host_drops + $(host_qdrops "$(fabric_host 1 "$i")")))
+	# link rate) arrives before the counters are read; should a stalled
+	# guest still hold some, they are read again (up to 10 times), until
+	# every forward packet is received or dropped.
+	local k hq0=$host_drops
+	for ((k = 1; k <= 10; k++)); do
+		sleep 1
+		after=$(fabric_port_counters)
+		port_delta "$before" "$after"
+		snap "$RECV_NS" R1
+		n=0 host_drops=$hq0
+		for i in $SENDERS; do
+			n=$((n + 1))
+			snap "$(fabric_host 1 "$i")" "S1_$n"
+			host_drops=$((host_drops + $(host_qdrops "$(fabric_host 1 "$i")")))
+		done
+		s_tx=$(($(sum_delta S1_ S0_ "$n" tx_packets) - $(sum_delta S1_ S0_ "$n" tx_err)))
+		r_rx=$(delta R1 R0 rx_packets)
+		FWD_LOST=$((s_tx - r_rx))
+		((FWD_LOST > FWD_DROPS + host_drops)) || break
+		log "$label: $((FWD_LOST - FWD_DROPS - host_drops)) packets still on the way"
 	done
 	R_TX_NACK=$(delta R1 R0 tx_nack)
 	R_DROP_TRIMMED=$(delta R1 R0 drop_trimmed)
 	S_RX_NACK=$(sum_delta S1_ S0_ "$n" rx_nack)
 	S_RETX_NACK=$(sum_delta S1_ S0_ "$n" retx_nack)
 	S_PROBES=$(sum_delta S1_ S0_ "$n" tx_probe)
-	s_tx=$(($(sum_delta S1_ S0_ "$n" tx_packets) - $(sum_delta S1_ S0_ "$n" tx_err)))
-	r_rx=$(delta R1 R0 rx_packets)
-	FWD_LOST=$((s_tx - r_rx))
 	PORT=$((PORT + 10))
 	log "$label: ports trims/drops $PORT_LOG; forward: trims $FWD_TRIMS drops $FWD_DROPS;" \
 		"all ports: trims $ALL_TRIMS drops $ALL_DROPS"
