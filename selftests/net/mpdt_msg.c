@@ -6,8 +6,8 @@
  *                 [-t SECS] [-r READYFILE]
  *   mpdt_msg send -a ADDR -p PORT -n COUNT [-s SEED] [-m MIN] [-M MAX]
  *                 [-t SECS] [-l LOCALPORT] [-o FIRST]
- *                 [-w [-L LINGER_SECS]] [-g GOFILE]
- *   mpdt_msg recv ... [-x STOPFILE]
+ *                 [-w [-L LINGER_SECS]] [-g GOFILE] [-b LB]
+ *   mpdt_msg recv ... [-x STOPFILE] [-b LB]
  *
  * -6 (or an IPv6 -a) uses an AF_INET6 socket.
  *
@@ -40,7 +40,9 @@
  * -x: the receiver keeps its socket open and keeps receiving after COUNT
  * messages, until STOPFILE exists (or -t runs out), so that a copy
  * delivered twice is counted in "duplicates", and the peer's last
- * packets are answered as long as the test wants.
+ * packets are answered as long as the test wants.  It prints its JSON
+ * line once when the COUNT messages are in, and again (final) at the end.
+ * -b: the socket's load balancing (MPDT_LB), instead of the netns default.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -66,6 +68,7 @@ struct opts {
 	const char *ready;
 	const char *go;		/* send: wait for this file (-g) */
 	const char *stop;	/* recv: receive until this file exists (-x) */
+	const char *lb;		/* MPDT_LB of the socket (-b) */
 	int port, lport, count, timeout, first;
 	int shut;		/* send: shutdown(SHUT_WR) and close (-w) */
 	int linger;		/* send -w: SO_LINGER seconds (-L) */
@@ -155,6 +158,16 @@ static int open_sock(int family, int port)
 	return fd;
 }
 
+/* -b: the socket's load-balancing policy. */
+static void set_lb(int fd, const struct opts *o)
+{
+	if (o->lb && setsockopt(fd, SOL_MPDT, MPDT_LB, o->lb,
+				strlen(o->lb) + 1)) {
+		fprintf(stderr, "MPDT_LB %s: %s\n", o->lb, strerror(errno));
+		exit(2);
+	}
+}
+
 static void set_timeout(int fd, int secs)
 {
 	struct timeval tv = { .tv_sec = secs };
@@ -190,6 +203,15 @@ static int identify(const struct opts *o, const uint8_t *buf, uint32_t len,
 	return -1;
 }
 
+static void print_recv(int got, int dup, int bad, int trunc,
+		       unsigned long long bytes, double secs)
+{
+	printf("{\"received\": %d, \"duplicates\": %d, \"corrupt\": %d, "
+	       "\"truncated\": %d, \"bytes\": %llu, \"seconds\": %.3f}\n",
+	       got, dup, bad, trunc, bytes, secs);
+	fflush(stdout);
+}
+
 static int do_recv(const struct opts *o)
 {
 	uint8_t *buf = malloc(o->max + 1), *ref = malloc(o->max + 1);
@@ -199,6 +221,7 @@ static int do_recv(const struct opts *o)
 	unsigned long long bytes = 0;
 	double t0 = 0, t_open = now_s();
 
+	set_lb(fd, o);
 	set_timeout(fd, o->timeout);
 	if (o->ready) {
 		FILE *f = fopen(o->ready, "w");
@@ -258,11 +281,12 @@ static int do_recv(const struct opts *o)
 			seen[i] = 1;
 			got++;
 			bytes += n;
+			if (o->stop && got == o->count)
+				print_recv(got, dup, bad, trunc, bytes,
+					   now_s() - t0);
 		}
 	}
-	printf("{\"received\": %d, \"duplicates\": %d, \"corrupt\": %d, "
-	       "\"truncated\": %d, \"bytes\": %llu, \"seconds\": %.3f}\n",
-	       got, dup, bad, trunc, bytes, t0 ? now_s() - t0 : 0.0);
+	print_recv(got, dup, bad, trunc, bytes, t0 ? now_s() - t0 : 0.0);
 	return got == o->count && !dup && !bad && !trunc ? 0 : 1;
 }
 
@@ -332,6 +356,7 @@ static int do_send(const struct opts *o)
 		fprintf(stderr, "bad address %s\n", o->addr);
 		return 2;
 	}
+	set_lb(fd, o);
 	set_timeout(fd, o->timeout);
 	if (o->go) {
 		if (wait_go(o->go, o->ready))
@@ -416,6 +441,7 @@ static int do_send_shut(const struct opts *o)
 		fprintf(stderr, "bad address %s\n", o->addr);
 		return 2;
 	}
+	set_lb(fd, o);
 	set_timeout(fd, o->timeout);
 	if (o->go && wait_go(o->go, o->ready))
 		return 2;
@@ -494,7 +520,7 @@ static void print_usage(void)
 	fprintf(stderr, "Usage: mpdt_msg send|recv [-6] -p PORT -n COUNT "
 		"[-a ADDR] [-s SEED] [-m MIN] [-M MAX] [-t SECS] "
 		"[-l LOCALPORT] [-o FIRST] [-r READYFILE] [-w [-L SECS]] "
-		"[-g GOFILE] [-x STOPFILE]\n");
+		"[-g GOFILE] [-x STOPFILE] [-b LB]\n");
 	exit(2);
 }
 
@@ -509,7 +535,7 @@ int main(int argc, char **argv)
 		print_usage();
 	o.mode = argv[1];
 	optind = 2;
-	while ((c = getopt(argc, argv, "6a:p:n:s:m:M:t:l:o:r:wL:g:x:")) != -1) {
+	while ((c = getopt(argc, argv, "6a:p:n:s:m:M:t:l:o:r:wL:g:x:b:")) != -1) {
 		switch (c) {
 		case '6':
 			o.family = AF_INET6;
@@ -557,6 +583,9 @@ int main(int argc, char **argv)
 			break;
 		case 'x':
 			o.stop = optarg;
+			break;
+		case 'b':
+			o.lb = optarg;
 			break;
 		default:
 			print_usage();
