@@ -100,27 +100,33 @@ on_hosts() {
 	return "$failed"
 }
 
-# The round's plan: "k partner size seed" per sender; partners across
-# the leaves, a new pairing each round; sizes log-uniform in [MIN, MAX],
-# one message of MAX.
-plan() {
+# Every round's plan, WORKDIR/round<R>/plan: "k partner size seed" per
+# sender; partners across the leaves, a new pairing each round; sizes
+# log-uniform in [MIN, MAX], one message of MAX.  (One python for all:
+# a process costs seconds on a loaded machine.)
+plan_all() {
 	python3 -c '
-import math, random, sys
-seed, rnd, hosts, lo, hi = (int(x) for x in sys.argv[1:6])
-r = random.Random(seed * 1000 + rnd)
-sigma = list(range(hosts))
-r.shuffle(sigma)
-big = r.randrange(2 * hosts)
-for k in range(2 * hosts):
-    if k < hosts:
-        partner = hosts + sigma[k]
-    else:
-        partner = sigma.index(k - hosts)
-    size = int(math.exp(r.uniform(math.log(lo), math.log(hi))))
-    if k == big:
-        size = hi
-    print(k, partner, min(max(size, lo), hi), (seed + rnd * 64 + k) % (1 << 62) + 1)
-' "$MPDT_SEED" "$1" "$HOSTS" "$MIN_BYTES" "$MAX_BYTES"
+import math, os, random, sys
+seed, rounds, hosts, lo, hi = (int(x) for x in sys.argv[1:6])
+for rnd in range(1, rounds + 1):
+    r = random.Random(seed * 1000 + rnd)
+    sigma = list(range(hosts))
+    r.shuffle(sigma)
+    big = r.randrange(2 * hosts)
+    d = os.path.join(sys.argv[6], "round%d" % rnd)
+    os.makedirs(d)
+    with open(os.path.join(d, "plan"), "w") as f:
+        for k in range(2 * hosts):
+            if k < hosts:
+                partner = hosts + sigma[k]
+            else:
+                partner = sigma.index(k - hosts)
+            size = int(math.exp(r.uniform(math.log(lo), math.log(hi))))
+            if k == big:
+                size = hi
+            print(k, partner, min(max(size, lo), hi),
+                  (seed + rnd * 64 + k) % (1 << 62) + 1, file=f)
+' "$MPDT_SEED" "$1" "$HOSTS" "$MIN_BYTES" "$MAX_BYTES" "$WORKDIR"
 }
 
 # The judge of a round: reads the plan, the outputs and exit status of
@@ -284,13 +290,9 @@ log_file() {
 
 # round R LB: one permutation with policy LB.
 round() {
-	local rnd=$1 lb=$2 dir=$WORKDIR/round$1 k partner size seed t0
+	local rnd=$1 lb=$2 dir=$WORKDIR/round$1 k partner size seed t0 i line
 	local -a spids=() rpids=() ready=() goready=() psize pseed ppartner
-	local rc before
-	mkdir -p "$dir"
-	on_hosts "$dir" lb "$CLI" param set lb "$lb" ||
-		fail "cannot set lb $lb: $(cat "$dir"/*.lb)"
-	plan "$rnd" >"$dir/plan" || fail "no plan"
+	local rc before all_in
 	while read -r k partner size seed; do
 		ppartner[k]=$partner
 		psize[k]=$size
@@ -311,7 +313,7 @@ round() {
 	# Receivers: host partner(k) expects k's message, until $dir/stop.
 	for ((k = 0; k < NHOSTS; k++)); do
 		partner=${ppartner[k]}
-		bg ip netns exec "${H_NS[partner]}" "$MSG" recv -p "$PORT" -n 1 \
+		bg ip netns exec "${H_NS[partner]}" "$MSG" recv -b "$lb" -p "$PORT" -n 1 \
 			-m "${psize[k]}" -M "${psize[k]}" -s "${pseed[k]}" \
 			-t $((SEND_TMO + 60)) -r "$dir/$partner.ready" \
 			-x "$dir/stop" >"$dir/$partner.recv" 2>&1
@@ -322,7 +324,7 @@ round() {
 	# Senders: socket open, then all released together by $dir/go.
 	for ((k = 0; k < NHOSTS; k++)); do
 		partner=${ppartner[k]}
-		bg ip netns exec "${H_NS[k]}" "$MSG" send -w -L 10 -g "$dir/go" \
+		bg ip netns exec "${H_NS[k]}" "$MSG" send -b "$lb" -w -L 10 -g "$dir/go" \
 			-r "$dir/$k.go.ready" \
 			-a "${H_ADDR[partner]}" -p "$PORT" -n 1 -m "${psize[k]}" \
 			-M "${psize[k]}" -s "${pseed[k]}" -t "$SEND_TMO" \
@@ -345,14 +347,28 @@ round() {
 			sleep 0.5
 		done
 	done
+	all_in=1
 	for ((k = 0; k < NHOSTS; k++)); do
 		rc=0
 		bg_wait "${spids[k]}" || rc=$?
 		echo "$rc" >"$dir/$k.send.rc"
+		((rc == 0)) || all_in=0
 	done
 	log "round $rnd, lb $lb: every sender returned after $(secs_since "$t0") s"
-	# Connections of the receivers (still open), for the report.
-	on_hosts "$dir" conns "$CLI" conn show || true
+	# Unless every sender succeeded and every receiver has its message
+	# (a receiver prints its JSON line when it is in; give it 2 s):
+	# the connections of the receivers, still open, for the report.
+	for ((i = 0; all_in && i < 20; i++)); do
+		for ((k = 0; k < NHOSTS; k++)); do
+			line=
+			read -r line <"$dir/$k.recv" || true
+			[[ $line == *'"received": 1,'* ]] || break
+		done
+		((k == NHOSTS)) && break
+		sleep 0.1
+	done
+	((i < 20)) || all_in=0
+	((all_in)) || on_hosts "$dir" conns "$CLI" conn show || true
 	: >"$dir/stop"
 	for ((k = 0; k < NHOSTS; k++)); do
 		rc=0
@@ -372,7 +388,7 @@ round() {
 				log_file "$dir/$k.slow" "  "
 			fi
 			log "round $rnd ${H_NAME[k]} connections (receiver open):"
-			log_file "$dir/$k.conns" "  "
+			[[ ! -e $dir/$k.conns ]] || log_file "$dir/$k.conns" "  "
 			log "round $rnd ${H_NAME[k]} stderr of sender/receiver:" \
 				"$(grep -hv '^{' "$dir/$k.send" "$dir/$k.recv" | tr '\n' ' ')"
 		done
@@ -381,6 +397,7 @@ round() {
 }
 
 rnd=0
+plan_all "$(wc -w <<<"$LBS")" || fail "no plan"
 for lb in $LBS; do
 	rnd=$((rnd + 1))
 	round "$rnd" "$lb"
