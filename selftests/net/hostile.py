@@ -708,7 +708,7 @@ def case_expire(env, c):
 
     # The honest sender can get in only once the reservation is released.
     snd = MsgSend(env, "honest", a.ns_a, ADDR_B, 7101, 6001, gen, gen.count,
-                  timeout=40)
+                  timeout=60)
     check_sender(c, "honest", snd, gen.count)
     v.wait_honest(30)
     v.check(c, "honest")
@@ -779,7 +779,7 @@ def case_quota(env, c):
     ka.start()
     env.cleanups.append(stop.set)
     snd = MsgSend(env, "honest", a.ns_a, ADDR_B, 7102, 6002, gen, gen.count,
-                  timeout=40)
+                  timeout=60)
     check_sender(c, "honest", snd, gen.count)
     v.wait_honest(30)
     b2 = stats(a.ns_b)
@@ -994,7 +994,7 @@ def case_nonce(env, c):
     b0 = stats(a.ns_b)
     snd = MsgSend(env, "honest", a.ns_a, ADDR_B, 7105, 6005, gen, n1,
                   timeout=90)
-    first = fresh_data(ps, ADDR_A, 6005, 30)
+    first = fresh_data(ps, ADDR_A, 6005, 60)
     if not first:
         raise Fatal("no DATA of the honest transfer seen")
     env.run(a.ns_b, hold)
