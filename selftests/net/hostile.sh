@@ -117,6 +117,31 @@ MPDT_CLI=$(mpdt_cli_bin)
 mpdt_msg_bin >/dev/null
 log "helpers ready; seed $MPDT_SEED; cases: ${CASES[*]}"
 
+# teardown_check: delete the netns and watch the kernel log for a device
+# that cannot be unregistered.  A netns whose loopback stays referenced
+# never finishes its cleanup, and every later netns deletion and rmmod
+# (pernet_ops_rwsem) hangs behind it: fail here instead, and leave the
+# module loaded rather than hang in rmmod.
+teardown_check() {
+	local before i now
+	before=$(dmesg | grep -c 'unregister_netdevice: waiting for' || true)
+	netns_del "$NS_A"
+	netns_del "$NS_B"
+	# The kernel says so after 10 s of waiting.
+	for ((i = 0; i < 20; i++)); do
+		sleep 1
+		now=$(dmesg | grep -c 'unregister_netdevice: waiting for' || true)
+		if ((now > before)); then
+			_MOD_LOADED=0
+			log "FAIL: the netns cannot be freed: $(dmesg |
+				grep 'unregister_netdevice: waiting for' | tail -n1)"
+			SUB_FAILED+=(teardown)
+			return 0
+		fi
+	done
+	log "--- teardown: the netns were freed"
+}
+
 # One python runs every case (its start costs seconds under TCG); it
 # prints a verdict per case and, last, the cases that failed.
 rc=0
