@@ -11,9 +11,12 @@
 #
 #   expire      two DATA packets start two 16 MiB messages, never finished,
 #               in a socket with a 4 MiB SO_RCVBUF: the first is admitted,
-#               the second refused; the first expires after 4 x rto-max-us
-#               (rx_msg_expired), its reservation is released and an honest
-#               sender that was locked out completes
+#               the second refused; once the attacker is silent for the
+#               reassembly timeout the first expires (rx_msg_expired), its
+#               reservation is released and an honest sender that was
+#               locked out completes (the case waits for the counter, so it
+#               holds for 4 x rto-max-us as for (max-retries + 2) x
+#               rto-max-us)
 #   quota       one peer starts eight 1 MiB messages: at most half of
 #               SO_RCVBUF is admitted, the rest NACKed NO_BUFFER and counted
 #               in drop_peer_quota (exactly, drop_no_buffer 0); an honest
