@@ -724,9 +724,11 @@ def case_quota(env, c):
     """2. Per-peer quota: a peer's partial messages may hold at most half of
     SO_RCVBUF (a peer holding nothing may always start one message while the
     socket has room or is empty); the rest get NACK NO_BUFFER and count in
-    drop_peer_quota.  Another sender's messages get through while the
-    attacker's partial messages are held (kept alive, and a 20 s reassembly
-    timeout: nothing expires meanwhile)."""
+    drop_peer_quota.  Two victims: one (8 MiB) where one peer starts eight
+    1 MiB messages, one (64 MiB) under the attack of case expire (two
+    16 MiB messages).  Other senders' messages get through while the
+    attackers' partial messages are held (kept alive, and a long
+    reassembly timeout: nothing expires meanwhile)."""
     a = env.a
     # Every node uses the same rto-max-us (wire-format.rst section 5).
     for ns in (a.ns_a, a.ns_b):
@@ -735,6 +737,9 @@ def case_quota(env, c):
     v = Victim("victim", a.ns_b, 7102, rcvbuf=4 << 20, gen=gen,
                honest_ports=[6002])
     env.cleanups.append(v.close)
+    vb = Victim("victim-64M", a.ns_b, 7122, rcvbuf=32 << 20, gen=gen,
+                honest_ports=[6032])
+    env.cleanups.append(vb.close)
     v2 = Victim("victim2", a.ns_b, 7112, rcvbuf=4 << 20, reader=False)
     env.cleanups.append(v2.close)
     half, L, n = v.rcvbuf // 2, 1 << 20, 8
@@ -742,10 +747,14 @@ def case_quota(env, c):
     env.cleanups.append(sn.close)
     x = Attacker(a.ns_a, ADDR_X)
     p1 = {"sport": 21200, "dport": 7102, "nonce": env.rnd.getrandbits(32)}
+    p0 = {"sport": 21210, "dport": 7122, "nonce": env.rnd.getrandbits(32)}
     b0 = stats(a.ns_b)
     for i in range(n):
         x.send(data(i, 100 + i, 0, L, b"q" * PAYLOAD, flags=m.F_AR, **p1))
+    x.send(data(0, 1, 0, m.MPDT_MSG_MAX, b"a" * PAYLOAD, flags=m.F_AR, **p0))
+    x.send(data(1, 2, 0, m.MPDT_MSG_MAX, b"b" * PAYLOAD, flags=m.F_AR, **p0))
     rep = replies_to(sn, 21200, n)
+    rep0 = replies_to(sn, 21210, 2)
     b1 = stats(a.ns_b)
     c.eq("replies to %d one-packet starts of 1 MiB messages" % n, n, len(rep))
     sacked = sorted(p.sack()[4] - 1 for p in rep if p.type == m.T_SACK)
@@ -759,14 +768,20 @@ def case_quota(env, c):
          "(1 <= admitted <= %d)" % amax, 1 <= adm <= amax, "admitted %d" % adm)
     c.eq("admitted are the first ones, the others NACKed NO_BUFFER",
          (list(range(adm)), list(range(adm, n))), (sacked, nacked))
-    c.eq("drop_peer_quota", n - adm, delta(b1, b0, "drop_peer_quota"))
-    c.eq("drop_no_buffer (the socket had room: a quota refusal)", 0,
+    log("two 16 MiB messages into SO_RCVBUF %d: %r" % (vb.rcvbuf, rep0))
+    c.ok("the first 16 MiB message admitted (SACK), the second over quota "
+         "(NACK NO_BUFFER) although the socket has room",
+         len(rep0) == 2 and rep0[0].type == m.T_SACK and
+         rep0[1].type == m.T_NACK and rep0[1].nack()[:2] ==
+         (1, m.NACK_NO_BUFFER), repr(rep0))
+    c.eq("drop_peer_quota", n - adm + 1, delta(b1, b0, "drop_peer_quota"))
+    c.eq("drop_no_buffer (the sockets had room: quota refusals)", 0,
          delta(b1, b0, "drop_no_buffer"))
 
     # Keep the admitted partial messages alive (new payload every 0.25 s)
-    # while an honest sender transfers.
+    # while honest senders transfer.
     stop = threading.Event()
-    state = {"psn": n, "off": [PAYLOAD] * adm}
+    state = {"psn": n, "off": [PAYLOAD] * adm, "psn0": 2, "off0": PAYLOAD}
 
     def keepalive():
         while not stop.wait(0.25):
@@ -775,21 +790,29 @@ def case_quota(env, c):
                             b"k" * PAYLOAD, **p1))
                 state["psn"] += 1
                 state["off"][i] += PAYLOAD
+            x.send(data(state["psn0"], 1, state["off0"], m.MPDT_MSG_MAX,
+                        b"k" * PAYLOAD, **p0))
+            state["psn0"] += 1
+            state["off0"] += PAYLOAD
     ka = threading.Thread(target=keepalive, daemon=True)
     ka.start()
     env.cleanups.append(stop.set)
-    snd = MsgSend(env, "honest", a.ns_a, ADDR_B, 7102, 6002, gen, gen.count,
-                  timeout=60)
+    snd = MsgSend(env, "honest", a.ns_a, ADDR_B, 7102, 6002, gen, gen.count)
+    sndb = MsgSend(env, "honest-64M", a.ns_a, ADDR_B, 7122, 6032, gen,
+                   gen.count)
     check_sender(c, "honest", snd, gen.count)
+    check_sender(c, "honest-64M", sndb, gen.count)
     v.wait_honest(30)
+    vb.wait_honest(30)
     b2 = stats(a.ns_b)
     stop.set()
     ka.join()
     v.check(c, "honest")
-    c.eq("no partial message expired while the honest sender was served "
-         "(the attacker's were still held)", 0,
+    vb.check(c, "honest-64M")
+    c.eq("no partial message expired while the honest senders were served "
+         "(the attackers' were still held)", 0,
          delta(b2, b1, "rx_msg_expired"))
-    log("keep-alive packets sent: %d" % (state["psn"] - n))
+    log("keep-alive packets sent: %d" % (state["psn"] - n + state["psn0"] - 2))
 
     # A peer holding nothing starts one message larger than half the
     # buffer in an empty socket; its next message is over quota although

@@ -19,10 +19,12 @@
 #               rto-max-us)
 #   quota       one peer starts eight 1 MiB messages: at most half of
 #               SO_RCVBUF is admitted, the rest NACKed NO_BUFFER and counted
-#               in drop_peer_quota (exactly, drop_no_buffer 0); an honest
-#               sender completes while those are held (kept alive, nothing
-#               expires); a peer holding nothing starts one message of 3/4
-#               SO_RCVBUF in an empty socket, its next one is over quota
+#               in drop_peer_quota (exactly, drop_no_buffer 0); expire's
+#               attack on a 64 MiB SO_RCVBUF: the second 16 MiB message is
+#               over quota; honest senders complete while those are held
+#               (kept alive, nothing expires); a peer holding nothing starts
+#               one message of 3/4 SO_RCVBUF in an empty socket, its next
+#               one is over quota
 #   conn-evict  PROBEs from 4096 + 64 MPDT ports of one address: the socket
 #               keeps 4096 connections, evicts probe-only ones first
 #               (conn_evicted exact, drop_conn_limit 0, every probe
@@ -124,7 +126,11 @@ log "helpers ready; seed $MPDT_SEED; cases: ${CASES[*]}"
 # that cannot be unregistered.  A netns whose loopback stays referenced
 # never finishes its cleanup, and every later netns deletion and rmmod
 # (pernet_ops_rwsem) hangs behind it: fail here instead, and leave the
-# module loaded rather than hang in rmmod.
+# module loaded rather than hang in rmmod.  (Seen: one IPv4 multicast
+# datagram to the MPDT port makes UDP early demux cache its input route,
+# which holds the netns' loopback, in the tunnel socket's sk_rx_dst; the
+# socket is released by MPDT's pernet exit, which runs after the devices'
+# exit that waits for that reference.)
 teardown_check() {
 	local before i now
 	before=$(dmesg | grep -c 'unregister_netdevice: waiting for' || true)
