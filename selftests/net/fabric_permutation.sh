@@ -4,9 +4,10 @@
 # fabric_permutation.sh - no message is lost silently (issue 9): on the
 # emulated leaf-spine fabric (selftests/net/fabric.sh: 2 leaves x 4 hosts
 # x 4 spines, 10 Mbit/s, 1 ms host delay) with the module's DEFAULTS (only
-# the load balancing changes), back-to-back permutations in one module
-# load, one round per policy (ecmp, oblivious, reps, prime), fresh sockets
-# each round, the same receiver port every round:
+# the load balancing changes, per socket: MPDT_LB), back-to-back
+# permutations in one module load, one round per policy (ecmp, oblivious,
+# reps, prime), fresh sockets each round, the same receiver port every
+# round:
 #   every host sends ONE message (1-4 MiB, one of them 4 MiB) to its
 #   partner on the other leaf (a new pairing each round) with one sendto(),
 #   then shutdown(SHUT_WR) (waits until the message is acknowledged, or
