@@ -84,12 +84,16 @@ static bool embryonic(const struct mpdt_conn *c)
  * the quiet time, starts a new incarnation with its next message
  * (tx_idle_restart()), which finds fresh state as it should, instead of
  * continuing its PSNs into a bitmap that forgot them.  A stranger's
- * embryonic connection can go at once.
+ * embryonic connection can go at once, and goes first.
  */
-static bool evictable(const struct mpdt_conn *c, u64 now, u64 quiet)
+static bool evictable(const struct mpdt_conn *c, u64 now, u64 quiet,
+		      bool strangers)
 {
-	return holds_nothing(c) &&
-	       (embryonic(c) || mpdt_since(now, c->heard_ns) >= 2 * quiet);
+	if (!holds_nothing(c))
+		return false;
+	if (strangers)
+		return embryonic(c);
+	return mpdt_since(now, c->heard_ns) >= 2 * quiet;
 }
 
 /* Free @c unless its timer is running (it waits for msk->lock, which we
@@ -109,16 +113,20 @@ static bool conn_forget(struct mpdt_conn *c, enum mpdt_stat why)
 	return true;
 }
 
-/* A full table evicts the least recently heard connection it can. */
+/* A full table evicts the least recently heard stranger, else the least
+ * recently heard quiet peer.
+ */
 static bool evict_one(struct mpdt_sock *msk)
 {
 	u64 now = mpdt_now(), quiet = mpdt_rx_quiet_ns(msk->mn);
 	struct mpdt_conn *c;
+	int strangers;
 
-	list_for_each_entry(c, &msk->conn_lru, lru)
-		if (evictable(c, now, quiet) &&
-		    conn_forget(c, MPDT_STAT_CONN_EVICTED))
-			return true;
+	for (strangers = 1; strangers >= 0; strangers--)
+		list_for_each_entry(c, &msk->conn_lru, lru)
+			if (evictable(c, now, quiet, strangers) &&
+			    conn_forget(c, MPDT_STAT_CONN_EVICTED))
+				return true;
 	return false;
 }
 

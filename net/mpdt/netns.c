@@ -288,6 +288,20 @@ static int __net_init mpdt_net_init(struct net *net)
 	return 0;
 }
 
+/* The tunnel sockets go before the namespace's devices: a multicast
+ * datagram's early demux leaves a route, which holds the loopback device,
+ * cached in the socket (sk_rx_dst), and the devices' teardown, which runs
+ * before the exit of a pernet subsystem, would wait for it forever.
+ */
+static void __net_exit mpdt_net_pre_exit(struct net *net)
+{
+	struct mpdt_net *mn = mpdt_net(net);
+
+	mutex_lock(&mn->lock);
+	tunnel_put(mn);
+	mutex_unlock(&mn->lock);
+}
+
 static void __net_exit mpdt_net_exit(struct net *net)
 {
 	struct mpdt_net *mn = mpdt_net(net);
@@ -300,6 +314,7 @@ static void __net_exit mpdt_net_exit(struct net *net)
 
 static struct pernet_operations mpdt_net_ops = {
 	.init	= mpdt_net_init,
+	.pre_exit = mpdt_net_pre_exit,
 	.exit	= mpdt_net_exit,
 	.id	= &mpdt_net_id,
 	.size	= sizeof(struct mpdt_net),
