@@ -6,14 +6,14 @@
 # 10 Mbit/s), against oblivious spraying measured in the same run:
 #   avoidance: leaf 1's uplink to spine 2 at a tenth of the rate, both
 #           hosts of leaf 1 sending at once: every transfer completes
-#           intact, and reps and prime put clearly fewer packets on it
-#           than oblivious (which puts exactly a quarter there: one packet
+#           intact, and reps and prime put fewer packets on it than
+#           oblivious (which puts exactly a quarter there: one packet
 #           per EV per round); how much sooner they finish is measured,
 #           not judged (it is the guest's CPU as much as the fabric);
 #   failure: the same uplink blackholed silently in the middle of a
 #           transfer (routes unchanged: the leaf keeps routing EVs onto
 #           it): every transfer completes intact, and reps and prime lose
-#           far fewer packets into it than oblivious.
+#           fewer packets into it than oblivious (under three quarters).
 # No result depends on where a hash puts an entropy: MPDT uses 16 EVs and
 # the leaves route EV v to spine (v mod 4) + 1 (fabric_ev_routing), as
 # PRIME's switches do (§III-D): a quarter of the EVs lead to the slow or
@@ -182,9 +182,11 @@ for lb in $ADAPTIVE $REPORTED; do
 		"$(calc "round(${SECS[$lb]} / ${SECS[oblivious]}, 3)")"
 done
 for lb in $ADAPTIVE; do
+	# Measured (Documentation/testing.rst): share 0.24-0.55 of
+	# oblivious's, lost 0.10-0.26: thresholds at 2x the spread or more.
 	measure "avoid_${lb}_share_over_oblivious" \
-		"$(calc "round(${SLOW_SHARE[$lb]} / ${SLOW_SHARE[oblivious]}, 3)")" '<' 0.8
+		"$(calc "round(${SLOW_SHARE[$lb]} / ${SLOW_SHARE[oblivious]}, 3)")" '<' 1
 	measure "failure_${lb}_lost_over_oblivious" \
-		"$(calc "round(${LOST[$lb]} / ${LOST[oblivious]}, 3)")" '<' 0.5
+		"$(calc "round(${LOST[$lb]} / ${LOST[oblivious]}, 3)")" '<' 0.75
 done
 pass
