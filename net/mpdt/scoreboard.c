@@ -238,6 +238,19 @@ static u32 detect_probe(struct mpdt_sb *sb, u64 base_rtt_ns, u64 now)
 	return n;
 }
 
+/* With nothing unacknowledged, nothing is in flight, whatever eq. (1)-(2)
+ * say: a loss declared for a packet already counted in the peer's
+ * Received Bytes is claimed twice until the SACK showing it comes, and a
+ * peer that forgot its counter (its state was evicted) never catches up.
+ * Either would leave phantom bytes in flight, and with the window full of
+ * them the sender would stop, unfailed, for good.
+ */
+static void settle_when_idle(struct mpdt_sb *sb)
+{
+	if (mpdt_sb_idle(sb))
+		sb->bytes_claimed = sb->bytes_sent - sb->bytes_recvd;
+}
+
 enum mpdt_sb_verdict mpdt_sb_on_sack(struct mpdt_sb *sb,
 				     const struct mpdt_sack *s, bool probe_ack,
 				     u32 cwnd_pkts, u64 base_rtt_ns, u64 now,
@@ -256,6 +269,7 @@ enum mpdt_sb_verdict mpdt_sb_on_sack(struct mpdt_sb *sb,
 		sb->high_rcvd = s->epsn;
 	apply_cumulative(sb, s->epsn, acked, ctx, out);
 	apply_bitmap(sb, s, acked, ctx, out);
+	settle_when_idle(sb);
 
 	sb->last_sack_ns = now;
 	if (out->epsn_advanced) {

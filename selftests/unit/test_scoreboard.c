@@ -329,6 +329,25 @@ TEST_F(sb, inflight_never_goes_negative_and_settles_exactly)
 	EXPECT_EQ(0LL, balance(self));
 }
 
+/* A peer whose state was lost restarts Received Bytes at 0: the sender's
+ * count never catches up, but once everything is acknowledged nothing is
+ * in flight, or a window full of phantom bytes would stall the sender.
+ */
+TEST_F(sb, idle_after_the_peer_forgot_its_counter_has_nothing_in_flight)
+{
+	send(self, 3);
+	deliver_range(self, 0, 3);
+	ASSERT_EQ(MPDT_SB_OK, sack(self));
+	mpdt_rx_init(&self->rx, self->rx_bits, WINDOW);
+	send(self, 2);
+	deliver_range(self, 3, 5);
+	ASSERT_EQ(MPDT_SB_OK, sack(self));
+	EXPECT_TRUE(mpdt_sb_idle(&self->sb));
+	EXPECT_EQ(3ULL * PKT, self->sb.bytes_recvd);
+	EXPECT_EQ(0ULL, mpdt_sb_inflight(&self->sb));
+	EXPECT_EQ(0LL, balance(self));
+}
+
 /* --- bogus SACKs: rejected, and nothing changes ----------------------- */
 
 static bool bogus_and_untouched(struct _test_data_sb *self,
