@@ -1505,6 +1505,52 @@ def case_params(env, c):
          delta(b1, b0, "rx_ce"))
 
 
+def case_time_wait(env, c):
+    """13. A receiver closed right after a message stays in time-wait for
+    the quiet time (2 x rto-max-us): a duplicate of the DATA it received is
+    answered with a SACK, so a sender whose last SACK was lost learns that
+    the message arrived; new data is neither taken nor answered
+    (drop_no_socket)."""
+    a = env.a
+    # A quiet time of 6 s: far longer than the few steps below take.
+    for ns in (a.ns_a, a.ns_b):
+        env.param_set(ns, rto_max_us=3000000)
+    with netns(a.ns_b):
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, m.IPPROTO_MPDT)
+        s.bind(("0.0.0.0", 7113))
+    sn = Sniffer(a.ns_a, a.dev_a)
+    env.cleanups.append(sn.close)
+    x = Attacker(a.ns_a, ADDR_X)
+    peer = {"sport": 23000, "dport": 7113, "nonce": env.rnd.getrandbits(32)}
+    first = data(0, 1, 0, 100, b"w" * 100, flags=m.F_AR, **peer)
+
+    def sacks():
+        return sn.match(lambda p: p.mdport == 23000 and p.type == m.T_SACK)
+
+    x.send(first)
+    s.settimeout(30)
+    c.eq("the message arrived", 100, len(s.recv(1000)))
+    sn.wait(lambda p: p.mdport == 23000 and p.type == m.T_SACK, 1, 10)
+    b0 = stats(a.ns_b)
+    s.close()
+    b1 = stats(a.ns_b)
+    c.eq("the closed socket entered time-wait", 1,
+         delta(b1, b0, "time_wait"))
+    n0 = len(sacks())
+    x.send(first)
+    got = sn.wait(lambda p: p.mdport == 23000 and p.type == m.T_SACK,
+                  n0 + 1, 15)
+    c.eq("a duplicate of what it received: answered with a SACK", n0 + 1,
+         len(got))
+    x.send(data(1, 2, 0, 100, b"n" * 100, flags=m.F_AR, **peer))
+    wait_until(lambda: delta(stats(a.ns_b), b1, "drop_no_socket") >= 1, 10)
+    time.sleep(0.5)
+    c.ge("new data is not taken (drop_no_socket)", 1,
+         delta(stats(a.ns_b), b1, "drop_no_socket"))
+    c.eq("... nor answered", n0 + 1, len(sacks()))
+    c.eq("... nor delivered (msg_rx)", 0, delta(stats(a.ns_b), b1, "msg_rx"))
+
+
 CASES = {
     "expire": case_expire, "quota": case_quota,
     "conn-evict": case_conn_evict, "conn-full": case_conn_full,
@@ -1512,6 +1558,7 @@ CASES = {
     "overlap": case_overlap, "reply-port": case_reply_port,
     "ipv6-csum": case_ipv6_csum, "crash": case_crash,
     "zero-len": case_zero_len, "params": case_params,
+    "time-wait": case_time_wait,
 }
 
 

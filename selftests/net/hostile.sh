@@ -59,6 +59,8 @@
 #               rule, nothing changed; then a smartt connection whose DATA
 #               is CE-marked on the wire (tc pedit) gets CE-marked SACKs
 #               and survives (dmesg is judged by the runner)
+#  time-wait    a receiver closed right after a message answers a duplicate
+#               of it with a SACK for the quiet time, and takes no new data
 #
 # Module parameter rto_max_us=500000: the nonce quiet time (2 x rto-max-us)
 # is 1 s and partial messages expire within seconds (the cases wait for the
@@ -72,7 +74,7 @@
 source "$(dirname "$0")/lib.sh"
 
 CASES=(expire quota conn-evict conn-full nonce not-host overlap reply-port
-	ipv6-csum crash zero-len params)
+	ipv6-csum crash zero-len params time-wait)
 if [[ -n ${MPDT_HOSTILE_CASES:-} ]]; then
 	read -r -a CASES <<<"$MPDT_HOSTILE_CASES"
 fi
