@@ -6,10 +6,11 @@
 # 10 Mbit/s), against oblivious spraying measured in the same run:
 #   avoidance: leaf 1's uplink to spine 2 at a tenth of the rate, both
 #           hosts of leaf 1 sending at once: every transfer completes
-#           intact, and reps and prime put fewer packets on it than
-#           oblivious (which puts exactly a quarter there: one packet
-#           per EV per round); how much sooner they finish is measured,
-#           not judged (it is the guest's CPU as much as the fabric);
+#           intact, and oblivious puts exactly a quarter of its packets
+#           there (one packet per EV per round); how many fewer reps and
+#           prime put there, and how much sooner they finish, depend on
+#           the CPU the guest gets: measured, judged by the benchmark
+#           (tools/perf/spread.py), not here;
 #   failure: the same uplink blackholed silently in the middle of a
 #           transfer (routes unchanged: the leaf keeps routing EVs onto
 #           it): every transfer completes intact, and reps and prime lose
@@ -182,10 +183,14 @@ for lb in $ADAPTIVE $REPORTED; do
 		"$(calc "round(${SECS[$lb]} / ${SECS[oblivious]}, 3)")"
 done
 for lb in $ADAPTIVE; do
-	# Measured (Documentation/testing.rst): share 0.24-0.55 of
-	# oblivious's, lost 0.10-0.26: thresholds at 2x the spread or more.
+	# Measured over 11 runs (Documentation/testing.rst, "Determinism"):
+	# a slow-link share of 0.24-0.55 x oblivious's, too spread (0.28) for
+	# any threshold below 1 to keep twice the spread as margin: reported,
+	# judged by tools/perf/spread.py (target < 0.8); packets lost to the
+	# dead link 0.06-0.29 x oblivious's: asserted < 0.75 (margin 2.3x
+	# the spread or more).
 	measure "avoid_${lb}_share_over_oblivious" \
-		"$(calc "round(${SLOW_SHARE[$lb]} / ${SLOW_SHARE[oblivious]}, 3)")" '<' 1
+		"$(calc "round(${SLOW_SHARE[$lb]} / ${SLOW_SHARE[oblivious]}, 3)")"
 	measure "failure_${lb}_lost_over_oblivious" \
 		"$(calc "round(${LOST[$lb]} / ${LOST[oblivious]}, 3)")" '<' 0.75
 done

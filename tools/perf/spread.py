@@ -82,9 +82,9 @@ def main():
                     continue
                 key = (m.group(1), m.group(2))
                 vals.setdefault(key, []).append(float(m.group(3)))
-                if m.group(4):
-                    asserted[key] = [(op, float(thr))
-                                     for op, thr in COND.findall(m.group(4))]
+                # the last run's assertions (an older log may differ)
+                asserted[key] = [(op, float(thr)) for op, thr in
+                                 COND.findall(m.group(4) or "")]
     bad = False
     rows = []
     for key in sorted(vals):
