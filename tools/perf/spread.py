@@ -14,8 +14,9 @@ the values, their spread (max - min), and
   asserted   the threshold the kselftest asserts, its margin (the distance
              from the worst value measured to the threshold) and margin /
              spread: Documentation/testing.rst requires >= 2 ("ok"),
-             otherwise "TOO CLOSE"; "> 0" (something happened at all, by
-             the test's construction) is only checked in every run;
+             otherwise "TOO CLOSE"; "> 0" or ">= 0.01" (something happened
+             at all, by the test's construction) is only checked in every
+             run;
   target     the threshold a kselftest used to assert (a paper's claim)
              and now only reports, or reports beside a weaker assertion,
              judged here: in how many runs it was met.  A benchmark
@@ -93,14 +94,14 @@ def main():
         spread = hi - lo
         verdict = ""
         for op, thr in asserted.get(key, []):
-            if op == ">" and thr == 0:
+            if op in (">", ">=") and 0 <= thr <= 0.01:
                 # "> 0": it happened at all (a count, a flow that got
                 # through), which the test's construction guarantees;
                 # not a threshold on a performance figure.
-                missed = sum(x <= 0 for x in v)
+                missed = sum(not OPS[op](x, thr) for x in v)
                 bad = bad or missed > 0
-                verdict += "%sasserted > 0 (by construction)%s" % (
-                    "; " if verdict else "",
+                verdict += "%sasserted %s %s (by construction)%s" % (
+                    "; " if verdict else "", op, fmt(thr),
                     ": MISSED in %d runs" % missed if missed else ": ok")
                 continue
             margin = lo - thr if op in (">=", ">") else thr - hi
