@@ -82,24 +82,6 @@ fi
 require_root
 require_cmd ip tc python3
 
-# The in-tree tools/mpdt/mpdt if it is newer than its sources, else one
-# built into the scratch directory (the tree is read-only in the VM).
-mpdt_cli_bin() {
-	local src=$REPO_ROOT/tools/mpdt bin=$REPO_ROOT/tools/mpdt/mpdt
-	local out=$WORKDIR/cli/mpdt
-
-	if [[ -x $bin && -z $(find "$src" "$REPO_ROOT/include/uapi/linux/mpdt.h" \
-		-name '*.[ch]' -newer "$bin") ]]; then
-		echo "$bin"
-		return
-	fi
-	command -v gcc >/dev/null || skip "tools/mpdt/mpdt is not built and there is no gcc"
-	mkdir -p "$WORKDIR/cli"
-	gcc -O2 -Wall -Wextra -Wno-unused-parameter -I"$REPO_ROOT/include/uapi" \
-		-o "$out" "$src"/*.c -lmnl >&2 || fail "cannot build tools/mpdt (libmnl-dev?)"
-	echo "$out"
-}
-
 mpdt_load rto_max_us=500000
 modprobe -a sch_ingress cls_u32 act_gact act_pedit act_csum 2>/dev/null ||
 	log "warning: cannot load the tc modules (crash and params need them)"

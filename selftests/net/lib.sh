@@ -457,6 +457,26 @@ helper() {
 	echo "$out"
 }
 
+# The in-tree tools/mpdt/mpdt if it is newer than its sources, else one
+# built into the scratch directory (the tree is read-only in the VM).
+mpdt_cli_bin() {
+	local src=$REPO_ROOT/tools/mpdt bin=$REPO_ROOT/tools/mpdt/mpdt
+	local out=$WORKDIR/cli/mpdt
+
+	if [[ -x $bin && -z $(find "$src" "$REPO_ROOT/include/uapi/linux/mpdt.h" \
+		-name '*.[ch]' -newer "$bin") ]]; then
+		echo "$bin"
+		return
+	fi
+	command -v gcc >/dev/null || skip "tools/mpdt/mpdt is not built and there is no gcc"
+	mkdir -p "$WORKDIR/cli"
+	gcc -O2 -Wall -Wextra -Wno-unused-parameter -I"$REPO_ROOT/include/uapi" \
+		-o "$out" "$src"/*.c -lmnl >&2 || fail "cannot build tools/mpdt (libmnl-dev?)"
+	# The unprivileged user runs it too.
+	chmod a+rx "$WORKDIR" "$WORKDIR/cli"
+	echo "$out"
+}
+
 MPDT_MSG=
 
 # mpdt_msg_bin: path of mpdt_msg (sets $MPDT_MSG).

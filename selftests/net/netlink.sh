@@ -43,26 +43,6 @@ require_cmd ip tc ss python3 setpriv
 # The CLI
 # ---------------------------------------------------------------------------
 
-# The in-tree tools/mpdt/mpdt if it is newer than its sources, else one
-# built into the scratch directory (the tree is read-only in the VM).
-mpdt_cli_bin() {
-	local src=$REPO_ROOT/tools/mpdt bin=$REPO_ROOT/tools/mpdt/mpdt
-	local out=$WORKDIR/cli/mpdt
-
-	if [[ -x $bin && -z $(find "$src" "$REPO_ROOT/include/uapi/linux/mpdt.h" \
-		-name '*.[ch]' -newer "$bin") ]]; then
-		echo "$bin"
-		return
-	fi
-	command -v gcc >/dev/null || skip "tools/mpdt/mpdt is not built and there is no gcc"
-	mkdir -p "$WORKDIR/cli"
-	gcc -O2 -Wall -Wextra -Wno-unused-parameter -I"$REPO_ROOT/include/uapi" \
-		-o "$out" "$src"/*.c -lmnl >&2 || fail "cannot build tools/mpdt (libmnl-dev?)"
-	# The unprivileged user runs it too.
-	chmod a+rx "$WORKDIR" "$WORKDIR/cli"
-	echo "$out"
-}
-
 CLI_PREFIX=()
 
 # cli ARGS...: run mpdt (after ${CLI_PREFIX[@]}); stdout in $WORKDIR/out,
