@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Connections: the state one MPDT socket keeps per peer (address and MPDT
- * port).  A connection has a sending half (our incarnation nonce, the
- * scoreboard, RTT, LB and CC) and a receiving half (the peer's nonce and
- * PSN bitmap, partial messages).  A connection lives until the socket is
- * released, or until it holds nothing and is collected (idle) or evicted
- * (the table is full); everything here runs under msk->lock.
+ * port).  Each runs an engine (engine.h), which makes every protocol
+ * decision; this file keeps the table, the memory and the engine's
+ * actions.  A connection lives until the socket is released, or until it
+ * holds nothing and is collected (idle) or evicted (the table is full);
+ * everything here runs under msk->lock.
  */
 #include <net/ipv6.h>
 #include <linux/slab.h>
@@ -66,34 +66,21 @@ static int lb_alloc(struct mpdt_lb *lb, const struct mpdt_lb_ops *ops,
 	return lb->priv_len && !lb->priv ? -ENOMEM : 0;
 }
 
-/* Nothing to lose: no message unacknowledged or partly received. */
-static bool holds_nothing(const struct mpdt_conn *c)
-{
-	return list_empty(&c->tx_msgs) && !c->rx_reserved;
-}
-
-/* Never carried data either way: what a PROBE from a stranger creates. */
-static bool embryonic(const struct mpdt_conn *c)
-{
-	return !c->sb_ring && !c->rx.epsn && !c->rx.ooo_count &&
-	       !c->msgs_rcvd;
-}
-
 /* Forgetting a connection is safe when it holds nothing and its peer has
  * been quiet for twice the quiet time: the peer's sending half, idle for
  * the quiet time, starts a new incarnation with its next message
- * (tx_idle_restart()), which finds fresh state as it should, instead of
+ * (mpdt_eng_needs_start()), which finds fresh state as it should, instead of
  * continuing its PSNs into a bitmap that forgot them.  A stranger's
  * embryonic connection can go at once, and goes first.
  */
 static bool evictable(const struct mpdt_conn *c, u64 now, u64 quiet,
 		      bool strangers)
 {
-	if (!holds_nothing(c))
+	if (!mpdt_eng_holds_nothing(&c->eng))
 		return false;
 	if (strangers)
-		return embryonic(c);
-	return mpdt_since(now, c->heard_ns) >= 2 * quiet;
+		return mpdt_eng_embryonic(&c->eng);
+	return mpdt_since(now, c->eng.heard_ns) >= 2 * quiet;
 }
 
 /* Free @c unless its timer is running (it waits for msk->lock, which we
@@ -118,7 +105,7 @@ static bool conn_forget(struct mpdt_conn *c, enum mpdt_stat why)
  */
 static bool evict_one(struct mpdt_sock *msk)
 {
-	u64 now = mpdt_now(), quiet = mpdt_rx_quiet_ns(msk->mn);
+	u64 now = mpdt_now(), quiet = mpdt_eng_quiet_ns(&msk->mn->params);
 	struct mpdt_conn *c;
 	int strangers;
 
@@ -130,15 +117,15 @@ static bool evict_one(struct mpdt_sock *msk)
 	return false;
 }
 
-void mpdt_conn_heard(struct mpdt_conn *c, u64 now)
+/* The engine noted the time; the eviction order follows it. */
+void mpdt_conn_heard(struct mpdt_conn *c)
 {
-	c->heard_ns = now;
 	list_move_tail(&c->lru, &c->msk->conn_lru);
 }
 
 static unsigned long gc_interval(const struct mpdt_net *mn)
 {
-	return max(1UL, nsecs_to_jiffies(mpdt_rx_quiet_ns(mn) / 2));
+	return max(1UL, nsecs_to_jiffies(mpdt_eng_quiet_ns(&mn->params) / 2));
 }
 
 void mpdt_conn_gc_arm(struct mpdt_sock *msk)
@@ -174,9 +161,9 @@ void mpdt_conn_gc(struct timer_list *t)
 		return;
 	}
 	list_for_each_entry_safe(c, tmp, &msk->conn_lru, lru) {
-		mpdt_rx_expire(c, now);
-		if (holds_nothing(c) &&
-		    mpdt_since(now, c->heard_ns) >= MPDT_CONN_IDLE_NS)
+		mpdt_eng_rx_expire(&c->eng, now);
+		if (mpdt_eng_holds_nothing(&c->eng) &&
+		    mpdt_since(now, c->eng.heard_ns) >= MPDT_CONN_IDLE_NS)
 			conn_forget(c, MPDT_STAT_CONN_EXPIRED);
 	}
 	if (msk->nconns)
@@ -185,14 +172,45 @@ out:
 	spin_unlock(&msk->lock);
 }
 
-/* A new connection has its receiving half sized; the sending half is
- * sized by mpdt_conn_send() on the first message.
+static void count(struct mpdt_eng *e, enum mpdt_stat s, u64 n)
+{
+	mpdt_stat_add(mpdt_eng_conn(e)->msk->mn, s, n);
+}
+
+static const struct mpdt_eng_ops conn_eng_ops = {
+	.xmit		= mpdt_xmit,
+	.arm_timer	= mpdt_tx_arm_timer,
+	.count		= count,
+	.tx_release	= mpdt_tx_release,
+	.tx_room	= mpdt_tx_room,
+	.failed		= mpdt_tx_failed,
+	.rx_find	= mpdt_rx_find,
+	.rx_admit	= mpdt_rx_admit,
+	.rx_place	= mpdt_rx_place,
+	.rx_deliver	= mpdt_rx_deliver,
+	.rx_forget	= mpdt_rx_forget,
+};
+
+static void conn_free(struct mpdt_conn *c)
+{
+	kvfree(c->eng.sb.ring);
+	kfree(c->eng.rx.bits);
+	kfree(c->eng.lb.priv);
+	kfree(c->eng.cc.priv);
+	kmem_cache_free(mpdt_conn_cache, c);
+}
+
+/* A new connection has its receiving half sized; the sending half's
+ * scoreboard is sized by mpdt_conn_send() on the first message.
  */
 struct mpdt_conn *mpdt_conn_create(struct mpdt_sock *msk,
 				   const struct mpdt_addr *peer, gfp_t gfp)
 {
+	const struct mpdt_cc_ops *cc = READ_ONCE(msk->cc) ?:
+				       READ_ONCE(msk->mn->cc);
 	u32 window = READ_ONCE(msk->mn->params.rx_window);
 	struct mpdt_conn *c;
+	u64 *rx_bits;
 
 	if (msk->nconns >= MPDT_MAX_CONNS && !evict_one(msk)) {
 		mpdt_stat_inc(msk->mn, MPDT_STAT_DROP_CONN_LIMIT);
@@ -203,133 +221,30 @@ struct mpdt_conn *mpdt_conn_create(struct mpdt_sock *msk,
 		mpdt_stat_inc(msk->mn, MPDT_STAT_DROP_NO_BUFFER);
 		return NULL;
 	}
-	c->rx_bits = kzalloc(window / 8, gfp);
-	c->cc.ops = READ_ONCE(msk->cc) ?: READ_ONCE(msk->mn->cc);
-	c->cc.priv = algo_priv(c->cc.ops->priv_size, gfp);
-	if (lb_alloc(&c->lb, READ_ONCE(msk->lb) ?: READ_ONCE(msk->mn->lb),
+	rx_bits = kzalloc(window / 8, gfp);
+	mpdt_eng_init(&c->eng, &conn_eng_ops, &msk->mn->params, rx_bits,
+		      window, mpdt_now());
+	c->eng.cc.ops = cc;
+	c->eng.cc.priv = algo_priv(cc->priv_size, gfp);
+	if (lb_alloc(&c->eng.lb, READ_ONCE(msk->lb) ?: READ_ONCE(msk->mn->lb),
 		     &msk->mn->params, gfp) ||
-	    !c->rx_bits || (c->cc.ops->priv_size && !c->cc.priv)) {
-		kfree(c->lb.priv);
-		kfree(c->cc.priv);
-		kfree(c->rx_bits);
-		kmem_cache_free(mpdt_conn_cache, c);
+	    !rx_bits || (cc->priv_size && !c->eng.cc.priv)) {
+		conn_free(c);
 		mpdt_stat_inc(msk->mn, MPDT_STAT_DROP_NO_BUFFER);
 		return NULL;
 	}
 	c->msk = msk;
 	c->peer = *peer;
-	c->state = MPDT_CONN_ACTIVE;
-	INIT_LIST_HEAD(&c->tx_msgs);
 	hash_init(c->rx_msgs);
-	mpdt_rx_init(&c->rx, c->rx_bits, window);
 	hrtimer_init(&c->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
 	c->timer.function = mpdt_conn_timer;
 	hash_add(msk->conns, &c->node, addr_hash(msk, peer));
-	c->heard_ns = mpdt_now();
 	list_add_tail(&c->lru, &msk->conn_lru);
 	msk->nconns++;
 	mpdt_conn_gc_arm(msk);
 	mpdt_stat_inc(msk->mn, MPDT_STAT_CONN_CREATED);
 	mpdt_netlink_conn_event(c, MPDT_CMD_CONN_CREATED);
 	return c;
-}
-
-/* Start a new sending incarnation: fresh nonce, PSNs and algorithms. */
-static void tx_reset(struct mpdt_conn *c)
-{
-	const struct mpdt_params *p = &c->msk->mn->params;
-	u64 now = mpdt_now();
-
-	c->nonce = get_random_u32();
-	c->state = MPDT_CONN_ACTIVE;
-	c->pause_until = 0;
-	mpdt_sb_init(&c->sb, c->sb_ring, c->rx.window, now);
-	mpdt_rtt_init(&c->rtt);
-	c->cc.mss = p->payload;
-	if (c->lb.priv)
-		memset(c->lb.priv, 0, c->lb.priv_len);
-	if (c->cc.priv)
-		memset(c->cc.priv, 0, c->cc.ops->priv_size);
-	c->lb.ops->init(&c->lb, p, get_random_u64());
-	c->cc.ops->init(&c->cc, p);
-}
-
-/* A sending half that held nothing and heard nothing for the quiet time
- * starts a new incarnation with its next message: the peer may have
- * forgotten the old one (evictable(), the idle timeout, a restart), and
- * it adopts a new nonce after that much quiet anyway (rx.c).  The path's
- * RTT and congestion state are stale by then too (cf. RFC 2861).
- */
-static bool tx_idle_restart(const struct mpdt_conn *c, u64 now)
-{
-	return c->state == MPDT_CONN_FAILED ||
-	       (list_empty(&c->tx_msgs) &&
-		mpdt_since(now, c->heard_ns) >= mpdt_rx_quiet_ns(c->msk->mn));
-}
-
-/* A scoreboard ring, sized by the connection's window. */
-struct tx_ring {
-	struct mpdt_sb_pkt *pkts;
-	u32 window;
-};
-
-static int queue_locked(struct mpdt_sock *msk, const struct mpdt_addr *peer,
-			struct mpdt_txmsg *m, struct tx_ring *ring)
-{
-	struct mpdt_conn *c = mpdt_conn_find(msk, peer);
-
-	if (!c)
-		c = mpdt_conn_create(msk, peer, GFP_ATOMIC);
-	if (!c)
-		return -ENOBUFS;
-	if (!c->sb_ring) {
-		if (ring->window != c->rx.window) {
-			ring->window = c->rx.window;
-			return -EAGAIN;
-		}
-		c->sb_ring = ring->pkts;
-		ring->pkts = NULL;
-		tx_reset(c);
-	} else if (tx_idle_restart(c, mpdt_now())) {
-		tx_reset(c);
-	}
-	sk_wmem_queued_add(&msk->inet.sk, m->charged);
-	mpdt_conn_queue_msg(c, m);
-	mpdt_conn_push(c);
-	return 0;
-}
-
-/* Queue message @m to @peer and send what the window allows.  The first
- * message, or the first after the peer failed, starts a new incarnation.
- * The scoreboard ring is sized here, in process context, outside the lock.
- */
-int mpdt_conn_send(struct mpdt_sock *msk, const struct mpdt_addr *peer,
-		   struct mpdt_txmsg *m)
-{
-	struct tx_ring ring = {};
-	int err;
-
-	for (;;) {
-		spin_lock_bh(&msk->lock);
-		err = queue_locked(msk, peer, m, &ring);
-		spin_unlock_bh(&msk->lock);
-		if (err != -EAGAIN)
-			break;
-		kvfree(ring.pkts);
-		ring.pkts = kvcalloc(ring.window, sizeof(*ring.pkts),
-				     GFP_KERNEL_ACCOUNT);
-		if (!ring.pkts)
-			return -ENOMEM;
-	}
-	kvfree(ring.pkts);
-	return err;
-}
-
-void mpdt_txmsg_free(struct mpdt_sock *msk, struct mpdt_txmsg *m)
-{
-	sk_wmem_queued_add(&msk->inet.sk, -(int)m->charged);
-	kvfree(m->data);
-	kmem_cache_free(mpdt_txmsg_cache, m);
 }
 
 /* Give back @bytes of receive memory: the socket's, and the protocol's and
@@ -346,109 +261,59 @@ void mpdt_rmem_release(struct mpdt_sock *msk, u32 bytes)
 	sk_mem_reclaim(sk);
 }
 
-/* Under msk->lock, or while closing (mpdt_rmem_release()). */
-void mpdt_rxmsg_free(struct mpdt_sock *msk, struct mpdt_rxmsg *m)
-{
-	u32 i;
-
-	for (i = 0; i < m->npages; i++)
-		if (m->pages[i])
-			__free_page(m->pages[i]);
-	mpdt_rmem_release(msk, m->charged);
-	kfree(m->segs);
-	kfree(m->pages);
-	kmem_cache_free(mpdt_rxmsg_cache, m);
-}
-
-void mpdt_conn_purge_tx(struct mpdt_conn *c)
-{
-	struct mpdt_txmsg *m, *tmp;
-
-	list_for_each_entry_safe(m, tmp, &c->tx_msgs, node) {
-		list_del(&m->node);
-		mpdt_txmsg_free(c->msk, m);
-	}
-	c->tx_next = NULL;
-	c->msgs_inflight = 0;
-}
-
-void mpdt_conn_purge_rx(struct mpdt_conn *c)
-{
-	struct hlist_node *tmp;
-	struct mpdt_rxmsg *m;
-	int bkt;
-
-	hash_for_each_safe(c->rx_msgs, bkt, tmp, m, hnode) {
-		hash_del(&m->hnode);
-		mpdt_rxmsg_free(c->msk, m);
-	}
-	c->rx_reserved = 0;
-}
-
-/* The peer stopped answering (max_retries consecutive timeouts): drop what
- * we were sending to it and report ETIMEDOUT on the socket.  A later send
- * to the same peer starts a new incarnation.
+/* Socket release or the end of a time-wait, after every other user
+ * stopped (msk->closing).
  */
-void mpdt_conn_fail(struct mpdt_conn *c)
-{
-	struct sock *sk = &c->msk->inet.sk;
-
-	c->state = MPDT_CONN_FAILED;
-	mpdt_conn_purge_tx(c);
-	mpdt_stat_inc(c->msk->mn, MPDT_STAT_CONN_FAILED);
-	mpdt_netlink_conn_event(c, MPDT_CMD_CONN_FAILED);
-	hrtimer_try_to_cancel(&c->timer);
-	WRITE_ONCE(sk->sk_err, ETIMEDOUT);
-	sk_error_report(sk);
-	mpdt_sock_wake_writers(c->msk);
-}
-
-/* Socket release, after msk->closing stopped every other user. */
 void mpdt_conn_destroy(struct mpdt_conn *c)
 {
 	hrtimer_cancel(&c->timer);
 	mpdt_netlink_conn_event(c, MPDT_CMD_CONN_CLOSED);
-	mpdt_conn_purge_tx(c);
-	mpdt_conn_purge_rx(c);
-	kvfree(c->sb_ring);
-	kfree(c->rx_bits);
-	kfree(c->lb.priv);
-	kfree(c->cc.priv);
-	kmem_cache_free(mpdt_conn_cache, c);
+	mpdt_eng_release(&c->eng);
+	conn_free(c);
+}
+
+/* What MPDT_INFO reports: the engine's one state, as the two states of
+ * the socket API (the others send nothing, or no longer).
+ */
+static u32 info_state(const struct mpdt_eng *e)
+{
+	return e->state == MPDT_ENG_FAILED ? MPDT_CONN_FAILED :
+					     MPDT_CONN_ACTIVE;
 }
 
 void mpdt_conn_fill_info(struct mpdt_conn *c, struct mpdt_info *info)
 {
-	const struct mpdt_sb *sb = &c->sb;
+	const struct mpdt_eng *e = &c->eng;
+	const struct mpdt_sb *sb = &e->sb;
 	int i;
 
-	info->mi_state = c->state;
-	info->mi_nonce = c->nonce;
-	info->mi_cwnd = c->cc.cwnd;
-	info->mi_inflight = c->sb_ring ? mpdt_sb_inflight(sb) : 0;
-	info->mi_srtt_us = div_u64(c->rtt.srtt, NSEC_PER_USEC);
-	info->mi_rttvar_us = div_u64(c->rtt.rttvar, NSEC_PER_USEC);
-	info->mi_min_rtt_us = div_u64(c->rtt.min_rtt, NSEC_PER_USEC);
-	info->mi_rto_us = div_u64(mpdt_conn_rto(c), NSEC_PER_USEC);
+	info->mi_state = info_state(e);
+	info->mi_nonce = e->nonce;
+	info->mi_cwnd = e->cc.cwnd;
+	info->mi_inflight = sb->ring ? mpdt_sb_inflight(sb) : 0;
+	info->mi_srtt_us = div_u64(e->rtt.srtt, NSEC_PER_USEC);
+	info->mi_rttvar_us = div_u64(e->rtt.rttvar, NSEC_PER_USEC);
+	info->mi_min_rtt_us = div_u64(e->rtt.min_rtt, NSEC_PER_USEC);
+	info->mi_rto_us = div_u64(mpdt_eng_rto(e), NSEC_PER_USEC);
 	info->mi_snd_una = sb->una;
 	info->mi_snd_nxt = sb->nxt;
-	info->mi_rcv_epsn = c->rx.epsn;
-	info->mi_rcv_ooo = c->rx.ooo_count;
+	info->mi_rcv_epsn = e->rx.epsn;
+	info->mi_rcv_ooo = e->rx.ooo_count;
 	for (i = 0; i < __MPDT_RETX_MAX; i++)
 		info->mi_retx[i] = sb->retx[i];
-	info->mi_probes = c->probes;
-	info->mi_rtos = c->rtos;
-	info->mi_sacks_rcvd = c->sacks_rcvd;
-	info->mi_sacks_sent = c->sacks_sent;
-	info->mi_nacks_rcvd = c->nacks_rcvd;
-	info->mi_nacks_sent = c->nacks_sent;
-	info->mi_msgs_sent = c->msgs_sent;
-	info->mi_msgs_acked = c->msgs_acked;
-	info->mi_msgs_rcvd = c->msgs_rcvd;
+	info->mi_probes = e->probes;
+	info->mi_rtos = e->rtos;
+	info->mi_sacks_rcvd = e->sacks_rcvd;
+	info->mi_sacks_sent = e->sacks_sent;
+	info->mi_nacks_rcvd = e->nacks_rcvd;
+	info->mi_nacks_sent = e->nacks_sent;
+	info->mi_msgs_sent = e->msgs_sent;
+	info->mi_msgs_acked = e->msgs_acked;
+	info->mi_msgs_rcvd = e->msgs_rcvd;
 	info->mi_bytes_sent = sb->bytes_sent;
 	info->mi_bytes_acked = sb->bytes_recvd;
-	info->mi_msgs_inflight = c->msgs_inflight;
-	info->mi_ev = c->last_ev;
-	strscpy(info->mi_lb, c->lb.ops->name, sizeof(info->mi_lb));
-	strscpy(info->mi_cc, c->cc.ops->name, sizeof(info->mi_cc));
+	info->mi_msgs_inflight = e->msgs_inflight;
+	info->mi_ev = e->last_ev;
+	strscpy(info->mi_lb, e->lb.ops->name, sizeof(info->mi_lb));
+	strscpy(info->mi_cc, e->cc.ops->name, sizeof(info->mi_cc));
 }

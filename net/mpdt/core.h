@@ -14,7 +14,10 @@
 #include <linux/minmax.h>
 #include <linux/bits.h>
 #include <linux/math64.h>
+#include <linux/list.h>
+#include <linux/errno.h>
 #else
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
@@ -49,6 +52,57 @@ static inline u64 div64_u64(u64 n, u64 d)
 static inline u64 mul_u64_u64_div_u64(u64 a, u64 b, u64 d)
 {
 	return (__uint128_t)a * b / d;
+}
+
+/* The part of <linux/list.h> the engine uses, for userspace builds. */
+struct list_head {
+	struct list_head *next, *prev;
+};
+
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+#define list_entry(ptr, type, member)	container_of(ptr, type, member)
+#define list_first_entry(head, type, member) \
+	list_entry((head)->next, type, member)
+
+static inline void INIT_LIST_HEAD(struct list_head *h)
+{
+	h->next = h;
+	h->prev = h;
+}
+
+static inline bool list_empty(const struct list_head *h)
+{
+	return h->next == h;
+}
+
+static inline bool list_is_last(const struct list_head *e,
+				const struct list_head *h)
+{
+	return e->next == h;
+}
+
+static inline void list_add_tail(struct list_head *e, struct list_head *h)
+{
+	e->prev = h->prev;
+	e->next = h;
+	h->prev->next = e;
+	h->prev = e;
+}
+
+static inline void list_del(struct list_head *e)
+{
+	e->prev->next = e->next;
+	e->next->prev = e->prev;
+	e->next = NULL;
+	e->prev = NULL;
+}
+
+static inline void list_move_tail(struct list_head *e, struct list_head *h)
+{
+	e->prev->next = e->next;
+	e->next->prev = e->prev;
+	list_add_tail(e, h);
 }
 #endif
 

@@ -59,17 +59,18 @@ static bool to_this_host(const struct sk_buff *skb)
 static void dispatch(struct mpdt_sock *msk, const struct mpdt_pkt *pkt,
 		     const struct sk_buff *skb, struct mpdt_rcv *r)
 {
+	struct mpdt_rx_payload payload = {
+		.skb = skb,
+		.off = sizeof(struct udphdr) + pkt->payload_off,
+	};
 	struct mpdt_net *mn = msk->mn;
 	u8 type = pkt->hdr.type;
 	struct mpdt_conn *c;
 
 	r->from.port = htons(pkt->hdr.src_port);
 	c = mpdt_conn_find(msk, &r->from);
-	if (msk->time_wait) {
-		if (c)
-			mpdt_rx_time_wait(c, pkt);
-		else
-			mpdt_stat_inc(mn, MPDT_STAT_DROP_NO_SOCKET);
+	if (!c && msk->time_wait) {
+		mpdt_stat_inc(mn, MPDT_STAT_DROP_NO_SOCKET);
 		return;
 	}
 	if (!c) {
@@ -81,26 +82,8 @@ static void dispatch(struct mpdt_sock *msk, const struct mpdt_pkt *pkt,
 		if (!c)
 			return;
 	}
-	mpdt_conn_heard(c, mpdt_now());
-	switch (type) {
-	case MPDT_T_DATA:
-		mpdt_stat_inc(mn, MPDT_STAT_RX_DATA);
-		mpdt_rx_on_data(c, pkt, skb,
-				sizeof(struct udphdr) + pkt->payload_off, r->ce);
-		break;
-	case MPDT_T_PROBE:
-		mpdt_stat_inc(mn, MPDT_STAT_RX_PROBE);
-		mpdt_rx_on_probe(c, pkt);
-		break;
-	case MPDT_T_SACK:
-		mpdt_stat_inc(mn, MPDT_STAT_RX_SACK);
-		mpdt_tx_on_sack(c, pkt, pkt->hdr.flags & MPDT_F_CE);
-		break;
-	case MPDT_T_NACK:
-		mpdt_stat_inc(mn, MPDT_STAT_RX_NACK);
-		mpdt_tx_on_nack(c, pkt);
-		break;
-	}
+	mpdt_conn_heard(c);
+	mpdt_eng_on_packet(&c->eng, pkt, r->ce, &payload, mpdt_now());
 }
 
 static void mpdt_rcv(struct mpdt_net *mn, struct sk_buff *skb)

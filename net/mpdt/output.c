@@ -126,71 +126,32 @@ static void xmit(struct mpdt_conn *c, struct sk_buff *skb, u16 ev)
 	rcu_read_unlock();
 }
 
-static void fill_common(struct mpdt_conn *c, struct mpdt_pkt *h, u8 type,
-			u16 flags, u32 nonce, u16 ev)
-{
-	h->hdr.type = type;
-	h->hdr.flags = flags;
-	h->hdr.src_port = c->msk->port;
-	h->hdr.dst_port = ntohs(c->peer.port);
-	h->hdr.nonce = nonce;
-	h->hdr.ev = ev;
-}
+static const enum mpdt_stat tx_stat[] = {
+	[MPDT_T_DATA]	= MPDT_STAT_TX_DATA,
+	[MPDT_T_SACK]	= MPDT_STAT_TX_SACK,
+	[MPDT_T_NACK]	= MPDT_STAT_TX_NACK,
+	[MPDT_T_PROBE]	= MPDT_STAT_TX_PROBE,
+};
 
-void mpdt_send_data(struct mpdt_conn *c, u32 psn, u16 flags, u32 prev_psn)
+/* The engine's transmit action: the packet it built, from our port to
+ * the peer's, with @m's bytes for DATA.
+ */
+void mpdt_xmit(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
+	       const struct mpdt_eng_txmsg *m)
 {
-	const struct mpdt_sb_pkt *p = mpdt_sb_at(&c->sb, psn);
-	const struct mpdt_txmsg *m = p->owner;
-	struct mpdt_pkt h = {
-		.data = {
-			.psn = psn,
-			.msg_id = m->id,
-			.offset = p->offset,
-			.msg_len = m->len,
-			.ts = p->sent_ns,
-			.payload_len = p->len,
-			.prev_psn = prev_psn,
-		},
-	};
+	struct mpdt_conn *c = mpdt_eng_conn(e);
+	u32 payload = pkt->hdr.type == MPDT_T_DATA ? pkt->data.payload_len : 0;
+	const struct mpdt_txmsg *tm;
+	struct mpdt_pkt h = *pkt;
 	struct sk_buff *skb;
 
-	fill_common(c, &h, MPDT_T_DATA, flags, c->nonce, p->ev);
-	skb = pkt_alloc(&h, p->len);
-	if (skb)
-		skb_put_data(skb, m->data + p->offset, p->len);
-	c->last_ev = p->ev;
-	mpdt_stat_inc(c->msk->mn, MPDT_STAT_TX_DATA);
-	xmit(c, skb, p->ev);
-}
-
-/* SACKs and NACKs go back on the entropy of the packet they answer. */
-void mpdt_send_sack(struct mpdt_conn *c, const struct mpdt_sack *s,
-		    u16 ev, u16 flags)
-{
-	struct mpdt_pkt h = { .sack = *s };
-
-	fill_common(c, &h, MPDT_T_SACK, flags, c->rx_nonce, ev);
-	mpdt_stat_inc(c->msk->mn, MPDT_STAT_TX_SACK);
-	xmit(c, pkt_alloc(&h, 0), ev);
-}
-
-void mpdt_send_nack(struct mpdt_conn *c, const struct mpdt_nack *n, u16 ev,
-		    u16 flags)
-{
-	struct mpdt_pkt h = { .nack = *n };
-
-	fill_common(c, &h, MPDT_T_NACK, flags, c->rx_nonce, ev);
-	mpdt_stat_inc(c->msk->mn, MPDT_STAT_TX_NACK);
-	xmit(c, pkt_alloc(&h, 0), ev);
-}
-
-void mpdt_send_probe(struct mpdt_conn *c, u16 ev, u64 now)
-{
-	struct mpdt_pkt h = {
-		.probe = { .sack_base = c->sb.una, .ts = now },
-	};
-
-	fill_common(c, &h, MPDT_T_PROBE, 0, c->nonce, ev);
-	mpdt_stat_inc(c->msk->mn, MPDT_STAT_TX_PROBE);
-	xmit(c, pkt_alloc(&h, 0), ev);
+	h.hdr.src_port = c->msk->port;
+	h.hdr.dst_port = ntohs(c->peer.port);
+	skb = pkt_alloc(&h, payload);
+	if (skb && payload) {
+		tm = container_of(m, struct mpdt_txmsg, core);
+		skb_put_data(skb, tm->data + pkt->data.offset, payload);
+	}
+	mpdt_stat_inc(c->msk->mn, tx_stat[pkt->hdr.type]);
+	xmit(c, skb, pkt->hdr.ev);
 }

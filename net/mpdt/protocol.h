@@ -26,6 +26,7 @@
 
 #include "algo.h"
 #include "cc.h"
+#include "engine.h"
 #include "lb.h"
 #include "params.h"
 #include "rtt.h"
@@ -102,79 +103,40 @@ struct mpdt6_sock {
 
 /* A message being sent: kept whole until every packet is acknowledged. */
 struct mpdt_txmsg {
-	struct list_head node;		/* conn->tx_msgs, in send order */
-	u32 id;
-	u32 len;
-	u32 mss;			/* payload per packet, fixed per message */
-	u32 npkts;
+	struct mpdt_eng_txmsg core;
 	u32 charged;			/* bytes of sk_wmem_queued */
-	u32 sent;			/* packets handed out (first time) */
-	u32 acked;
-	u64 start_ns;			/* queued by sendmsg() */
-	u64 first_tx_ns;		/* its first packet went out */
 	u8 *data;
 };
 
-/* A message being received, assembled in pages as packets arrive.  Its
- * packets tile it (wire-format.rst): every one but the last carries @seg
- * bytes at a multiple of @seg, so one bit per segment counts each byte
- * once.  @seg is learnt from the first packet that is not the last.
+/* A message being received, assembled in pages as packets arrive; @ra
+ * says which bytes are in (reasm.h).
  */
 struct mpdt_rxmsg {
+	struct mpdt_reasm ra;
 	struct hlist_node hnode;	/* conn->rx_msgs while incomplete */
 	struct list_head node;		/* msk->rx_ready once complete */
-	u32 id;
-	u32 len;
-	u32 rcvd;
 	u32 npages;
 	u32 charged;			/* bytes of sk_rmem_alloc */
-	u32 seg;			/* segment size; 0 = not known yet */
-	u32 last_off;			/* offset of the last segment ... */
-	bool have_last;			/* ... if it arrived before @seg */
-	unsigned long *segs;		/* segments placed, once @seg known */
 	struct mpdt_addr from;
 	struct page **pages;
 };
 
+/* One peer of a socket: the engine decides, this executes. */
 struct mpdt_conn {
+	struct mpdt_eng eng;
 	struct hlist_node node;		/* msk->conns */
 	struct list_head lru;		/* msk->conn_lru */
 	struct mpdt_sock *msk;
 	struct mpdt_addr peer;
-	u32 state;			/* enum mpdt_conn_state */
-	u64 heard_ns;			/* latest packet from the peer */
-
-	/* Sending half: our incarnation @nonce, PSNs from 0. */
-	u32 nonce;
-	u32 next_msg_id;
-	struct list_head tx_msgs;	/* not yet fully acknowledged */
-	struct mpdt_txmsg *tx_next;	/* first with unsent packets */
-	struct mpdt_sb sb;
-	struct mpdt_sb_pkt *sb_ring;	/* NULL until the first send */
-	struct mpdt_rtt rtt;
-	struct mpdt_lb lb;
-	struct mpdt_cc cc;
-	struct hrtimer timer;		/* probe, RTO and NACK backoff */
-	u64 pause_until;		/* receiver said NO_BUFFER */
-	u16 last_ev;
-
-	/* Receiving half: the peer's incarnation and PSN bitmap. */
-	bool rx_active;
-	bool rx_had_prev;
-	u32 rx_nonce;
-	u32 rx_prev_nonce;		/* replaced incarnation, refused */
-	u64 rx_heard_ns;		/* latest DATA/PROBE of rx_nonce */
+	struct hrtimer timer;		/* the engine's timer */
 	u32 rx_reserved;		/* bytes its partial messages hold */
-	struct mpdt_rx rx;
-	u64 *rx_bits;
 	DECLARE_HASHTABLE(rx_msgs, MPDT_RXMSG_HASH_BITS);
-
-	/* Reported by MPDT_INFO. */
-	u64 probes, rtos;
-	u64 sacks_rcvd, sacks_sent, nacks_rcvd, nacks_sent;
-	u64 msgs_sent, msgs_acked, msgs_rcvd;
-	u32 msgs_inflight;
 };
+
+static inline struct mpdt_conn *mpdt_eng_conn(struct mpdt_eng *e)
+{
+	return container_of(e, struct mpdt_conn, eng);
+}
 
 /* main.c: dedicated caches make a leak loud at rmmod */
 extern struct kmem_cache *mpdt_conn_cache;
@@ -215,52 +177,49 @@ struct mpdt_conn *mpdt_conn_find(struct mpdt_sock *msk,
 				 const struct mpdt_addr *peer);
 struct mpdt_conn *mpdt_conn_create(struct mpdt_sock *msk,
 				   const struct mpdt_addr *peer, gfp_t gfp);
-void mpdt_conn_heard(struct mpdt_conn *c, u64 now);
+void mpdt_conn_heard(struct mpdt_conn *c);
 void mpdt_conn_gc(struct timer_list *t);
 void mpdt_conn_gc_arm(struct mpdt_sock *msk);
-int mpdt_conn_send(struct mpdt_sock *msk, const struct mpdt_addr *peer,
-		   struct mpdt_txmsg *m);
-void mpdt_conn_purge_rx(struct mpdt_conn *c);
-void mpdt_conn_purge_tx(struct mpdt_conn *c);
-void mpdt_conn_queue_msg(struct mpdt_conn *c, struct mpdt_txmsg *m);
-void mpdt_conn_push(struct mpdt_conn *c);
 void mpdt_conn_destroy(struct mpdt_conn *c);
-void mpdt_conn_fail(struct mpdt_conn *c);
-void mpdt_conn_arm_timer(struct mpdt_conn *c);
-enum hrtimer_restart mpdt_conn_timer(struct hrtimer *t);
-u64 mpdt_conn_rto(const struct mpdt_conn *c);
 void mpdt_conn_fill_info(struct mpdt_conn *c, struct mpdt_info *info);
-void mpdt_txmsg_free(struct mpdt_sock *msk, struct mpdt_txmsg *m);
-void mpdt_rxmsg_free(struct mpdt_sock *msk, struct mpdt_rxmsg *m);
 void mpdt_rmem_release(struct mpdt_sock *msk, u32 bytes);
 
 /* tx.c: the sending half */
-void mpdt_tx_on_sack(struct mpdt_conn *c, const struct mpdt_pkt *pkt,
-		     bool ce);
-void mpdt_tx_on_nack(struct mpdt_conn *c, const struct mpdt_pkt *pkt);
+int mpdt_conn_send(struct mpdt_sock *msk, const struct mpdt_addr *peer,
+		   struct mpdt_txmsg *m);
+void mpdt_txmsg_free(struct mpdt_sock *msk, struct mpdt_txmsg *m);
+enum hrtimer_restart mpdt_conn_timer(struct hrtimer *t);
+void mpdt_tx_arm_timer(struct mpdt_eng *e, u64 when);
+void mpdt_tx_release(struct mpdt_eng *e, struct mpdt_eng_txmsg *m);
+void mpdt_tx_room(struct mpdt_eng *e);
+void mpdt_tx_failed(struct mpdt_eng *e);
 
 /* rx.c: the receiving half */
-void mpdt_rx_on_data(struct mpdt_conn *c, const struct mpdt_pkt *pkt,
-		     const struct sk_buff *skb, u32 skb_off, bool ce);
-void mpdt_rx_on_probe(struct mpdt_conn *c, const struct mpdt_pkt *pkt);
-u64 mpdt_rx_quiet_ns(const struct mpdt_net *mn);
-void mpdt_rx_time_wait(struct mpdt_conn *c, const struct mpdt_pkt *pkt);
+void mpdt_rxmsg_free(struct mpdt_sock *msk, struct mpdt_rxmsg *m);
+struct mpdt_reasm *mpdt_rx_find(struct mpdt_eng *e, u32 id);
+struct mpdt_reasm *mpdt_rx_admit(struct mpdt_eng *e,
+				 const struct mpdt_data *d);
+int mpdt_rx_place(struct mpdt_eng *e, struct mpdt_reasm *ra,
+		  const struct mpdt_data *d, const void *payload);
+void mpdt_rx_deliver(struct mpdt_eng *e, struct mpdt_reasm *ra);
+void mpdt_rx_forget(struct mpdt_eng *e);
+
+/* The DATA payload handed to the engine, for mpdt_rx_place(). */
+struct mpdt_rx_payload {
+	const struct sk_buff *skb;
+	u32 off;
+};
 
 /* timewait.c */
 bool mpdt_tw_enter(struct mpdt_sock *msk);
 bool mpdt_tw_expire(struct mpdt_sock *msk, u64 now);
-u32 mpdt_rx_expire(struct mpdt_conn *c, u64 now);
 
 /* input.c */
 int mpdt_udp_encap_recv(struct sock *sk, struct sk_buff *skb);
 
 /* output.c */
-void mpdt_send_data(struct mpdt_conn *c, u32 psn, u16 flags, u32 prev_psn);
-void mpdt_send_sack(struct mpdt_conn *c, const struct mpdt_sack *s,
-		    u16 ev, u16 flags);
-void mpdt_send_nack(struct mpdt_conn *c, const struct mpdt_nack *n, u16 ev,
-		    u16 flags);
-void mpdt_send_probe(struct mpdt_conn *c, u16 ev, u64 now);
+void mpdt_xmit(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
+	       const struct mpdt_eng_txmsg *m);
 
 /* socket.c */
 extern struct proto mpdt_prot;

@@ -99,6 +99,8 @@ static void declare_lost(struct mpdt_sb *sb, u32 psn,
 	sb->retx[cause]++;
 	if (psn_before(psn, sb->lost_scan))
 		sb->lost_scan = psn;
+	if (sb->lost)
+		sb->lost(sb->lost_ctx, psn, p, cause);
 }
 
 /* The lost-scan cursor moves along with una: a cursor left below una would
@@ -157,7 +159,7 @@ static u32 declare_range_lost(struct mpdt_sb *sb, u32 to, u64 sent_before,
  * that straddles nxt + 2^31 through, and the walks behind it would run
  * over 2^31 PSNs.
  */
-static bool sack_is_sane(const struct mpdt_sb *sb, const struct mpdt_sack *s)
+bool mpdt_sb_sack_is_sane(const struct mpdt_sb *sb, const struct mpdt_sack *s)
 {
 	u32 oldest = sb->una - sb->window, base, last;
 
@@ -258,7 +260,7 @@ enum mpdt_sb_verdict mpdt_sb_on_sack(struct mpdt_sb *sb,
 				     struct mpdt_sb_ack *out)
 {
 	memset(out, 0, sizeof(*out));
-	if (!sack_is_sane(sb, s))
+	if (!mpdt_sb_sack_is_sane(sb, s))
 		return MPDT_SB_BOGUS;
 
 	if (s->recv_bytes > sb->bytes_recvd) {

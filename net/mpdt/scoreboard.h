@@ -28,6 +28,13 @@ struct mpdt_sb_pkt {
 	u8 transmissions;
 };
 
+/* A packet at @psn was just declared lost by detector @cause; each loss
+ * is reported once, when it is declared.
+ */
+typedef void (*mpdt_sb_lost_fn)(void *ctx, u32 psn,
+				const struct mpdt_sb_pkt *pkt,
+				enum mpdt_retx_cause cause);
+
 /* STrack §3.3.2: the OOO threshold never goes below this many packets. */
 #define MPDT_OOO_MIN_THRESHOLD	5
 
@@ -58,6 +65,8 @@ struct mpdt_sb {
 	u64 probe_sent_ns;
 
 	u64 retx[__MPDT_RETX_MAX];	/* packets declared lost, by cause */
+	mpdt_sb_lost_fn lost;		/* optional */
+	void *lost_ctx;
 };
 
 /* Effect of one SACK, for congestion control and the glue. */
@@ -77,6 +86,14 @@ typedef void (*mpdt_sb_acked_fn)(void *ctx, struct mpdt_sb_pkt *pkt);
 
 void mpdt_sb_init(struct mpdt_sb *sb, struct mpdt_sb_pkt *ring, u32 window,
 		  u64 now);
+/* After mpdt_sb_init(): report every loss to @fn as it is declared. */
+static inline void mpdt_sb_report_losses(struct mpdt_sb *sb,
+					 mpdt_sb_lost_fn fn, void *ctx)
+{
+	sb->lost = fn;
+	sb->lost_ctx = ctx;
+}
+
 static inline bool mpdt_sb_idle(const struct mpdt_sb *sb)
 {
 	return sb->una == sb->nxt;
@@ -94,6 +111,8 @@ u32 mpdt_sb_record(struct mpdt_sb *sb, void *owner, u32 offset, u16 len,
 /* The lowest LOST PSN, or false if none. */
 bool mpdt_sb_next_lost(struct mpdt_sb *sb, u32 *psn);
 void mpdt_sb_resent(struct mpdt_sb *sb, u32 psn, u16 ev, u64 now);
+/* Everything @s names lies where the sender has been. */
+bool mpdt_sb_sack_is_sane(const struct mpdt_sb *sb, const struct mpdt_sack *s);
 enum mpdt_sb_verdict mpdt_sb_on_sack(struct mpdt_sb *sb,
 				     const struct mpdt_sack *s, bool probe_ack,
 				     u32 cwnd_pkts, u64 base_rtt_ns, u64 now,

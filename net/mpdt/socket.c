@@ -236,18 +236,15 @@ static u32 txmsg_truesize(size_t len)
 	       ALIGN(max_t(size_t, len, 1), SMP_CACHE_BYTES);
 }
 
-static struct mpdt_txmsg *txmsg_alloc(struct msghdr *msg, size_t len,
-				      u32 mss)
+static struct mpdt_txmsg *txmsg_alloc(struct msghdr *msg, size_t len)
 {
 	struct mpdt_txmsg *m = kmem_cache_zalloc(mpdt_txmsg_cache,
 						 GFP_KERNEL_ACCOUNT);
 
 	if (!m)
 		return NULL;
-	m->len = len;
+	m->core.len = len;
 	m->charged = txmsg_truesize(len);
-	m->mss = mss;
-	m->npkts = max_t(u32, 1, DIV_ROUND_UP(len, mss));
 	m->data = kvmalloc(max_t(size_t, len, 1), GFP_KERNEL_ACCOUNT);
 	if (!m->data || copy_from_iter(m->data, len, &msg->msg_iter) != len) {
 		kvfree(m->data);
@@ -302,7 +299,7 @@ static int mpdt_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	err = wait_for(sk, &timeo, has_room, txmsg_truesize(len));
 	if (err)
 		return err;
-	m = txmsg_alloc(msg, len, msk->mn->params.payload);
+	m = txmsg_alloc(msg, len);
 	if (!m)
 		return -ENOMEM;
 	err = mpdt_conn_send(msk, &peer, m);
@@ -369,15 +366,15 @@ static int mpdt_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		if (err)
 			return err;
 	}
-	copied = min_t(u32, len, m->len);
+	copied = min_t(u32, len, m->ra.len);
 	err = copy_message(m, msg, copied);
 	if (!err) {
-		if (copied < m->len)
+		if (copied < m->ra.len)
 			msg->msg_flags |= MSG_TRUNC;
 		if (msg->msg_name)
 			msg->msg_namelen = mpdt_addr_to_user(sk, &m->from,
 							     msg->msg_name);
-		err = flags & MSG_TRUNC ? m->len : copied;
+		err = flags & MSG_TRUNC ? m->ra.len : copied;
 	}
 	spin_lock_bh(&msk->lock);
 	mpdt_rmem_release(msk, m->charged);

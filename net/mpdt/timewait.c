@@ -2,7 +2,7 @@
 /*
  * Time-wait (wire-format.rst section 8.2), MPDT's TIME_WAIT.  A socket
  * closed while a peer may still wait for its last SACK stays bound for
- * the quiet time (mpdt_rx_quiet_ns()), holding only its receive bitmaps:
+ * the quiet time (mpdt_eng_quiet_ns()), holding only its receive bitmaps:
  * it answers duplicate DATA and PROBEs of what it received, so a sender
  * whose final SACK was lost learns that every byte arrived instead of
  * failing with ETIMEDOUT.  It holds no message and takes no new data; a
@@ -10,19 +10,13 @@
  */
 #include "protocol.h"
 
-/* A peer heard within the quiet time may not have our last SACK. */
-static bool peer_may_wait(const struct mpdt_conn *c, u64 now, u64 quiet)
-{
-	return c->rx_active && mpdt_since(now, c->rx_heard_ns) < quiet;
-}
-
-static bool any_peer_may_wait(struct mpdt_sock *msk, u64 now, u64 quiet)
+static bool any_peer_may_wait(struct mpdt_sock *msk, u64 now)
 {
 	struct mpdt_conn *c;
 	int bkt;
 
 	hash_for_each(msk->conns, bkt, c, node)
-		if (peer_may_wait(c, now, quiet))
+		if (mpdt_eng_peer_may_wait(&c->eng, now))
 			return true;
 	return false;
 }
@@ -38,8 +32,7 @@ static void strip(struct mpdt_sock *msk, struct list_head *ready)
 	list_splice_init(&msk->rx_ready, ready);
 	hash_for_each(msk->conns, bkt, c, node) {
 		hrtimer_try_to_cancel(&c->timer);
-		mpdt_conn_purge_tx(c);
-		mpdt_conn_purge_rx(c);
+		mpdt_eng_time_wait(&c->eng);
 	}
 }
 
@@ -48,14 +41,14 @@ static void strip(struct mpdt_sock *msk, struct list_head *ready)
  */
 bool mpdt_tw_enter(struct mpdt_sock *msk)
 {
-	u64 now, quiet = mpdt_rx_quiet_ns(msk->mn);
+	u64 now, quiet = mpdt_eng_quiet_ns(&msk->mn->params);
 	struct mpdt_rxmsg *m, *tmp;
 	LIST_HEAD(ready);
 	bool wait;
 
 	spin_lock_bh(&msk->lock);
 	now = mpdt_now();
-	wait = msk->port && any_peer_may_wait(msk, now, quiet);
+	wait = msk->port && any_peer_may_wait(msk, now);
 	if (wait) {
 		msk->time_wait = true;
 		msk->tw_end_ns = now + quiet;

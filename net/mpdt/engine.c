@@ -1,0 +1,866 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The connection engine (engine.h).  Pure core.
+ *
+ * Sending half: messages are cut into packets and clocked out under the
+ * congestion window; SACKs, NACKs, probes and timeouts drive the STrack
+ * §3.3.2 scoreboard, and through it the load balancer and the congestion
+ * control.  Receiving half: DATA is placed into the message it belongs to
+ * (in any order), each message is delivered once, and the sender hears of
+ * it through coalesced SACKs (§3.3.1), NACKs and probe answers.
+ *
+ * The hooks of one SACK run in this order (test_engine.c pins it):
+ *   1. the RTT sample of its echoed timestamp;
+ *   2. lb->on_loss for each packet the SACK shows lost (probe, OOO),
+ *      as the scoreboard declares it;
+ *   3. lb->on_ack, with the entropies of the packets newly acknowledged;
+ *   4. cc->on_ack;
+ *   5. cc->on_message_done for each message the SACK completed, after
+ *      on_ack: MCC (§3) judges a message by the largest packet delay
+ *      sampled until it completed, the SACK that completes it included;
+ *   6. lb->choose_ev for each packet the window then lets out.
+ */
+#include "engine.h"
+
+/* Partial messages outlive a silent peer this long at least. */
+#define MPDT_REASSEMBLY_MIN_NS	(10ULL * 1000 * 1000 * 1000)
+
+static const enum mpdt_stat retx_stat[__MPDT_RETX_MAX] = {
+	[MPDT_RETX_OOO]		= MPDT_STAT_RETX_OOO,
+	[MPDT_RETX_PROBE]	= MPDT_STAT_RETX_PROBE,
+	[MPDT_RETX_RTO]		= MPDT_STAT_RETX_RTO,
+	[MPDT_RETX_NACK]	= MPDT_STAT_RETX_NACK,
+};
+
+static u64 us_to_ns(u32 us)
+{
+	return (u64)us * MPDT_NSEC_PER_USEC;
+}
+
+/* Time from @then to @now; 0 when @then is later. */
+static u64 since(u64 now, u64 then)
+{
+	return now > then ? now - then : 0;
+}
+
+static void count(struct mpdt_eng *e, enum mpdt_stat s)
+{
+	e->ops->count(e, s, 1);
+}
+
+/* A live sender with anything unacknowledged sends at least once per
+ * rto-max (its RTO backoff stops there; every node is assumed to share
+ * the timing parameters, as it shares udp-port).  An incarnation quiet
+ * for twice that has no live sender behind it.
+ */
+u64 mpdt_eng_quiet_ns(const struct mpdt_params *p)
+{
+	return 2 * us_to_ns(p->rto_max_us);
+}
+
+/* The larger of the configured and the measured base RTT: an emulated
+ * or virtualized path can be slower than the fabric it stands for, and
+ * probing faster than the path can answer only adds load.
+ */
+static u64 base_rtt_ns(const struct mpdt_eng *e)
+{
+	return max(us_to_ns(e->params->base_rtt_us), e->rtt.min_rtt);
+}
+
+u64 mpdt_eng_rto(const struct mpdt_eng *e)
+{
+	return mpdt_rtt_rto(&e->rtt, us_to_ns(e->params->rto_min_us),
+			    us_to_ns(e->params->rto_max_us));
+}
+
+static void fill_header(struct mpdt_eng *e, struct mpdt_pkt *h, u8 type,
+			u16 flags, u32 nonce, u16 ev)
+{
+	h->hdr.type = type;
+	h->hdr.flags = flags;
+	h->hdr.nonce = nonce;
+	h->hdr.ev = ev;
+}
+
+/* ---- Sending half ---------------------------------------------------- */
+
+static void release_tx(struct mpdt_eng *e)
+{
+	struct mpdt_eng_txmsg *m;
+
+	while (!list_empty(&e->tx_msgs)) {
+		m = list_first_entry(&e->tx_msgs, struct mpdt_eng_txmsg, node);
+		list_del(&m->node);
+		e->ops->tx_release(e, m);
+	}
+	e->tx_next = NULL;
+	e->msgs_inflight = 0;
+}
+
+/* The peer stopped answering: drop what we were sending to it.  The next
+ * message starts a new incarnation.
+ */
+static void fail(struct mpdt_eng *e)
+{
+	e->state = MPDT_ENG_FAILED;
+	release_tx(e);
+	count(e, MPDT_STAT_CONN_FAILED);
+	e->ops->failed(e);
+}
+
+/* Every loss is counted by cause when the scoreboard declares it, and
+ * the policy hears of the ones that are evidence against a path.  The
+ * OOO rule sweeps wide (§3.3.2): everything unacked below the highest PSN
+ * received, which takes in packets still queued on slower, healthy paths.
+ * Only a packet unacked for well over a smoothed RTT (1.5 x) is evidence;
+ * reporting the others would penalise the healthy paths along with a dead
+ * one, and a policy that finds every path penalised falls back to the
+ * least penalised: the dead one.  An RTO declares the whole window lost,
+ * but only the oldest packet has certainly overstayed: its path is the
+ * one to blame.  A NACK reaches the policy as a NACK (on_nack).
+ */
+static void on_lost(void *ctx, u32 psn, const struct mpdt_sb_pkt *pkt,
+		    enum mpdt_retx_cause cause)
+{
+	struct mpdt_eng *e = ctx;
+	u64 now = e->now, srtt = e->rtt.srtt;
+	bool evidence;
+
+	count(e, retx_stat[cause]);
+	if (!e->lb.ops->on_loss)
+		return;
+	switch (cause) {
+	case MPDT_RETX_RTO:
+		evidence = psn == e->sb.una;
+		break;
+	case MPDT_RETX_PROBE:
+	case MPDT_RETX_OOO:
+		evidence = pkt->sent_ns <= now - min(now, srtt + srtt / 2);
+		break;
+	default:
+		evidence = false;
+	}
+	if (evidence)
+		e->lb.ops->on_loss(&e->lb, pkt->ev, cause == MPDT_RETX_RTO,
+				   now);
+}
+
+bool mpdt_eng_needs_start(const struct mpdt_eng *e, u64 now)
+{
+	switch (e->state) {
+	case MPDT_ENG_LISTEN:
+	case MPDT_ENG_FAILED:
+		return true;
+	case MPDT_ENG_ACTIVE:
+		/* Idle for the quiet time: the peer may have forgotten this
+		 * incarnation (it adopts a new nonce after that much quiet
+		 * anyway, and may have collected the connection), and the
+		 * path's RTT and congestion state are stale (cf. RFC 2861).
+		 */
+		return list_empty(&e->tx_msgs) &&
+		       since(now, e->heard_ns) >= mpdt_eng_quiet_ns(e->params);
+	default:
+		return false;
+	}
+}
+
+void mpdt_eng_start(struct mpdt_eng *e, struct mpdt_sb_pkt *ring, u32 nonce,
+		    u64 seed, u64 now)
+{
+	const struct mpdt_params *p = e->params;
+
+	e->nonce = nonce;
+	e->state = MPDT_ENG_ACTIVE;
+	e->pause_until = 0;
+	mpdt_sb_init(&e->sb, ring, e->rx.window, now);
+	mpdt_sb_report_losses(&e->sb, on_lost, e);
+	mpdt_rtt_init(&e->rtt);
+	e->cc.mss = p->payload;
+	if (e->lb.priv)
+		memset(e->lb.priv, 0, e->lb.priv_len);
+	if (e->cc.priv)
+		memset(e->cc.priv, 0, e->cc.ops->priv_size);
+	e->lb.ops->init(&e->lb, p, seed);
+	e->cc.ops->init(&e->cc, p);
+}
+
+static bool cwnd_allows(const struct mpdt_eng *e, u32 len)
+{
+	u64 inflight = mpdt_sb_inflight(&e->sb);
+
+	/* One packet may always go, or a tiny window would stall. */
+	return !inflight || inflight + len <= e->cc.cwnd;
+}
+
+/* With a window below two coalescing thresholds the receiver might never
+ * reach one: the last packet that fits asks for the SACK itself.
+ */
+static bool window_starves_acks(const struct mpdt_eng *e, u32 len)
+{
+	return e->cc.cwnd < 2 * e->params->ack_bytes &&
+	       mpdt_sb_inflight(&e->sb) + len >= e->cc.cwnd;
+}
+
+/* The policy's entropy for @psn; @ctx says whether it joins a flowlet. */
+static u16 choose_ev(struct mpdt_eng *e, u64 now, u32 psn, bool resend,
+		     struct mpdt_lb_ctx *ctx)
+{
+	u64 bdp_pkts = mpdt_div(mpdt_bdp(e->params), e->cc.mss);
+
+	*ctx = (struct mpdt_lb_ctx) {
+		.now = now,
+		.psn = psn,
+		.cwnd_pkts = max(1U, e->cc.cwnd / max(e->cc.mss, 1U)),
+		.bdp_pkts = clamp(bdp_pkts, 1ULL, (u64)U32_MAX),
+		.rtt_ns = e->rtt.samples ? e->rtt.srtt : base_rtt_ns(e),
+		.resend = resend,
+	};
+	return e->lb.ops->choose_ev(&e->lb, ctx);
+}
+
+static void xmit_data(struct mpdt_eng *e, u32 psn, u16 flags, u32 prev_psn)
+{
+	const struct mpdt_sb_pkt *p = mpdt_sb_at(&e->sb, psn);
+	const struct mpdt_eng_txmsg *m = p->owner;
+	struct mpdt_pkt h = {
+		.data = {
+			.psn = psn,
+			.msg_id = m->id,
+			.offset = p->offset,
+			.msg_len = m->len,
+			.ts = p->sent_ns,
+			.payload_len = p->len,
+			.prev_psn = prev_psn,
+		},
+	};
+
+	fill_header(e, &h, MPDT_T_DATA, flags, e->nonce, p->ev);
+	e->last_ev = p->ev;
+	e->ops->xmit(e, &h, m);
+}
+
+static bool resend_one(struct mpdt_eng *e, u64 now)
+{
+	struct mpdt_sb_pkt *pkt;
+	struct mpdt_lb_ctx ctx;
+	u32 psn;
+
+	if (!mpdt_sb_next_lost(&e->sb, &psn))
+		return false;
+	pkt = mpdt_sb_at(&e->sb, psn);
+	if (!cwnd_allows(e, pkt->len))
+		return false;
+	/* The resend takes the policy's current choice, not the lost path;
+	 * it belongs to no in-order stream.
+	 */
+	mpdt_sb_resent(&e->sb, psn, choose_ev(e, now, psn, true, &ctx), now);
+	xmit_data(e, psn, MPDT_F_RETX | MPDT_F_AR, psn);
+	return true;
+}
+
+static bool send_new(struct mpdt_eng *e, u64 now)
+{
+	struct mpdt_eng_txmsg *m = e->tx_next;
+	struct mpdt_lb_ctx ctx;
+	u32 off, len, psn;
+	u16 flags = 0, ev;
+
+	if (!m || !mpdt_sb_window_open(&e->sb))
+		return false;
+	off = m->sent * m->mss;
+	len = min(m->mss, m->len - off);
+	if (!cwnd_allows(e, len))
+		return false;
+	ev = choose_ev(e, now, e->sb.nxt, false, &ctx);
+	psn = mpdt_sb_record(&e->sb, m, off, len, ev, now);
+	if (!m->sent)
+		m->first_tx_ns = now;
+	if (++m->sent == m->npkts)
+		e->tx_next = list_is_last(&m->node, &e->tx_msgs) ? NULL :
+			     list_entry(m->node.next, struct mpdt_eng_txmsg,
+					node);
+	/* Ask for a SACK when nothing more is queued instead of waiting for
+	 * the coalescing threshold or a probe.
+	 */
+	if (!e->tx_next || window_starves_acks(e, len))
+		flags |= MPDT_F_AR;
+	if (ctx.in_flowlet)
+		flags |= MPDT_F_FLOWLET;
+	xmit_data(e, psn, flags, ctx.in_flowlet ? ctx.flowlet_prev : psn - 1);
+	return true;
+}
+
+static u64 earliest(u64 a, u64 b)
+{
+	if (!a)
+		return b;
+	return b && b < a ? b : a;
+}
+
+/* §3.3.2 probes every n base RTTs; after timeouts the probes back off
+ * with the RTO, so a dead peer is not probed thousands of times.
+ */
+static u64 probe_interval(const struct mpdt_eng *e)
+{
+	return (e->params->probe_mult * base_rtt_ns(e)) <<
+	       min(e->sb.rto_backoff, 10U);
+}
+
+static u64 rto_deadline(const struct mpdt_eng *e)
+{
+	return mpdt_sb_rto_deadline(&e->sb, mpdt_eng_rto(e),
+				    us_to_ns(e->params->rto_max_us));
+}
+
+/* The next moment something is due: an RTO, a probe, or the end of a
+ * NO_BUFFER pause with something to send.
+ */
+static void arm_timer(struct mpdt_eng *e, u64 now)
+{
+	u64 when;
+
+	if (e->state != MPDT_ENG_ACTIVE)
+		return;
+	when = earliest(rto_deadline(e),
+			mpdt_sb_probe_deadline(&e->sb, probe_interval(e)));
+	if (e->pause_until > now && (e->tx_next || e->sb.lost_pending))
+		when = earliest(when, e->pause_until);
+	if (when)
+		e->ops->arm_timer(e, when);
+}
+
+/* Send what the window allows: repairs first, then new packets. */
+static void push(struct mpdt_eng *e, u64 now)
+{
+	if (e->state == MPDT_ENG_ACTIVE && now >= e->pause_until) {
+		while (resend_one(e, now) || send_new(e, now))
+			;
+	}
+	arm_timer(e, now);
+}
+
+void mpdt_eng_send(struct mpdt_eng *e, struct mpdt_eng_txmsg *m, u64 now)
+{
+	e->now = now;
+	m->id = e->next_msg_id++;
+	m->mss = e->cc.mss;
+	m->npkts = max(1U, DIV_ROUND_UP(m->len, m->mss));
+	m->sent = 0;
+	m->acked = 0;
+	list_add_tail(&m->node, &e->tx_msgs);
+	if (!e->tx_next)
+		e->tx_next = m;
+	e->msgs_sent++;
+	e->msgs_inflight++;
+	count(e, MPDT_STAT_MSG_TX);
+	push(e, now);
+}
+
+/* One SACK's newly acknowledged packets. */
+struct sack_walk {
+	struct list_head done;		/* messages now wholly acknowledged */
+	u16 acked_count;
+	u16 acked_evs[MPDT_LB_ACKED_MAX];
+};
+
+static void sack_acked(void *ctx, struct mpdt_sb_pkt *pkt)
+{
+	struct sack_walk *walk = ctx;
+	struct mpdt_eng_txmsg *m = pkt->owner;
+
+	if (walk->acked_count < MPDT_LB_ACKED_MAX)
+		walk->acked_evs[walk->acked_count++] = pkt->ev;
+	if (++m->acked == m->npkts)
+		list_move_tail(&m->node, &walk->done);
+}
+
+/* MCC (§3) judges the network by a message's delay: from its first
+ * packet on the wire, not from sendmsg(), so time spent queued behind
+ * earlier messages on this host is not taken for congestion.
+ */
+static void complete_msgs(struct mpdt_eng *e, struct sack_walk *walk,
+			  u64 now)
+{
+	struct mpdt_eng_txmsg *m;
+
+	while (!list_empty(&walk->done)) {
+		m = list_first_entry(&walk->done, struct mpdt_eng_txmsg, node);
+		list_del(&m->node);
+		e->msgs_acked++;
+		e->msgs_inflight--;
+		count(e, MPDT_STAT_MSG_ACKED);
+		if (e->cc.ops->on_message_done)
+			e->cc.ops->on_message_done(&e->cc, m->len,
+						   now - m->first_tx_ns, now);
+		e->ops->tx_release(e, m);
+	}
+}
+
+static bool tx_incarnation_ok(struct mpdt_eng *e, u32 nonce)
+{
+	if (e->state == MPDT_ENG_ACTIVE && nonce == e->nonce)
+		return true;
+	count(e, MPDT_STAT_DROP_STALE_NONCE);
+	return false;
+}
+
+static void on_sack(struct mpdt_eng *e, const struct mpdt_pkt *pkt, u64 now)
+{
+	const struct mpdt_sack *s = &pkt->sack;
+	bool ce = pkt->hdr.flags & MPDT_F_CE;
+	struct mpdt_cc_ack sig = { .now = now, .ce_count = s->ce_count,
+				   .ce = ce };
+	struct sack_walk walk = {};
+	struct mpdt_sb_ack ack;
+	u32 cwnd_pkts;
+
+	if (!tx_incarnation_ok(e, pkt->hdr.nonce))
+		return;
+	if (!mpdt_sb_sack_is_sane(&e->sb, s)) {
+		count(e, MPDT_STAT_DROP_BOGUS_ACK);
+		return;
+	}
+	e->sacks_rcvd++;
+	INIT_LIST_HEAD(&walk.done);
+	if (mpdt_rtt_sample(&e->rtt, s->echo_ts, now))
+		sig.rtt_ns = e->rtt.latest;
+	/* Between flowlets out of order is normal: the receiver reports
+	 * the gaps that matter (inside a flowlet) with NACKs instead.
+	 */
+	cwnd_pkts = e->lb.ops->flowlets ? U32_MAX :
+		    max(1U, e->cc.cwnd / max(e->cc.mss, 1U));
+	sig.probe = pkt->hdr.flags & MPDT_F_PROBE_ACK;
+	mpdt_sb_on_sack(&e->sb, s, sig.probe, cwnd_pkts, base_rtt_ns(e), now,
+			sack_acked, &walk, &ack);
+	if (e->lb.ops->on_ack) {
+		struct mpdt_lb_ack la = {
+			.now = now,
+			.rtt_ns = sig.rtt_ns,
+			.ev = pkt->hdr.ev,
+			.ce_count = s->ce_count,
+			.ce = ce,
+			.acked_count = walk.acked_count,
+			.acked_evs = walk.acked_evs,
+		};
+
+		e->lb.ops->on_ack(&e->lb, &la);
+	}
+	if (e->cc.ops->on_ack) {
+		sig.acked_bytes = ack.acked_bytes;
+		sig.inflight = mpdt_sb_inflight(&e->sb);
+		e->cc.ops->on_ack(&e->cc, &sig);
+	}
+	if (!list_empty(&walk.done)) {
+		complete_msgs(e, &walk, now);
+		e->ops->tx_room(e);
+	}
+	push(e, now);
+}
+
+static void on_nack(struct mpdt_eng *e, const struct mpdt_pkt *pkt, u64 now)
+{
+	const struct mpdt_nack *n = &pkt->nack;
+
+	if (!tx_incarnation_ok(e, pkt->hdr.nonce))
+		return;
+	if (!mpdt_sb_tracked(&e->sb, n->psn)) {
+		count(e, MPDT_STAT_DROP_BOGUS_ACK);
+		return;
+	}
+	e->nacks_rcvd++;
+	/* Already lost or acked: only the NO_BUFFER pause still applies. */
+	mpdt_sb_on_nack(&e->sb, n->psn);
+	/* A full receiver needs time, not an immediate resend; it is alive,
+	 * so waiting for its reader does not count toward failing it.
+	 */
+	if (n->code == MPDT_NACK_NO_BUFFER) {
+		e->pause_until = now + mpdt_eng_rto(e);
+		/* The RTO clock restarts when the pause ends, not before. */
+		mpdt_sb_peer_alive(&e->sb, e->pause_until);
+	}
+	if (e->lb.ops->on_nack)
+		e->lb.ops->on_nack(&e->lb, pkt->hdr.ev, n->code, now);
+	if (e->cc.ops->on_nack)
+		e->cc.ops->on_nack(&e->cc, n->code, now);
+	push(e, now);
+}
+
+/* Timeout-based detection (§3.3.2).  Too many in a row with nothing
+ * acknowledged in between fail the peer; RTOs while SACKs still bring
+ * news are congestion, and the backoff alone deals with them.
+ */
+static void on_rto(struct mpdt_eng *e, u64 now)
+{
+	mpdt_sb_on_rto(&e->sb, now);
+	e->rtos++;
+	count(e, MPDT_STAT_RTO);
+	if (e->sb.stalled_rtos > e->params->max_retries) {
+		fail(e);
+		return;
+	}
+	if (e->cc.ops->on_timeout)
+		e->cc.ops->on_timeout(&e->cc, now);
+}
+
+static void send_probe(struct mpdt_eng *e, u64 now)
+{
+	struct mpdt_pkt h = {
+		.probe = { .sack_base = e->sb.una, .ts = now },
+	};
+	struct mpdt_lb_ctx ctx;
+
+	mpdt_sb_on_probe_sent(&e->sb, now);
+	e->probes++;
+	fill_header(e, &h, MPDT_T_PROBE, 0, e->nonce,
+		    choose_ev(e, now, e->sb.una, true, &ctx));
+	e->ops->xmit(e, &h, NULL);
+}
+
+void mpdt_eng_on_timer(struct mpdt_eng *e, u64 now)
+{
+	u64 rto, probe;
+
+	if (e->state != MPDT_ENG_ACTIVE)
+		return;
+	e->now = now;
+	rto = rto_deadline(e);
+	probe = mpdt_sb_probe_deadline(&e->sb, probe_interval(e));
+	if (rto && now >= rto)
+		on_rto(e, now);
+	else if (probe && now >= probe)
+		send_probe(e, now);
+	push(e, now);
+}
+
+/* ---- Receiving half -------------------------------------------------- */
+
+/* An incarnation silent for longer than its sender can keep retrying
+ * (max-retries + 1 timeouts, each at most rto-max, then it fails the
+ * peer) has no sender left: it crashed, failed us or closed without
+ * lingering, and holds none of its messages any more.  Its partial
+ * messages can go without anyone waiting for them.  A message's own lack
+ * of progress would not do: a live sender whose repairs keep getting lost
+ * could still complete it after we dropped the bytes we acknowledged.
+ */
+static u64 reassembly_timeout_ns(const struct mpdt_params *p)
+{
+	u64 retrying = (p->max_retries + 2ULL) * us_to_ns(p->rto_max_us);
+
+	/* Timers can be late by far more than a short rto-max (a stalled
+	 * virtual machine): expiring early would fail live senders.
+	 */
+	return max(retrying, MPDT_REASSEMBLY_MIN_NS);
+}
+
+/* Forget the current incarnation and refuse its packets from now on. */
+static void rx_retire(struct mpdt_eng *e)
+{
+	e->ops->rx_forget(e);
+	e->rx_partial = 0;
+	mpdt_rx_init(&e->rx, e->rx.bits, e->rx.window);
+	e->rx_prev_nonce = e->rx_nonce;
+	e->rx_had_prev = true;
+	e->rx_active = false;
+}
+
+/* Partial messages abandoned by their sender.  Their incarnation is
+ * retired with them, so that should its sender be alive after all (a
+ * stalled host, a long partition), its later packets are refused and it
+ * fails the peer, with an error to its application, instead of
+ * completing a message whose acknowledged bytes are gone.
+ */
+bool mpdt_eng_rx_expire(struct mpdt_eng *e, u64 now)
+{
+	if (!e->rx_partial ||
+	    since(now, e->rx_heard_ns) < reassembly_timeout_ns(e->params))
+		return false;
+	e->ops->count(e, MPDT_STAT_RX_MSG_EXPIRED, e->rx_partial);
+	rx_retire(e);
+	return true;
+}
+
+/* A DATA or PROBE with a nonce we have not seen is a new incarnation of the
+ * peer's sending half: forget the old one and its partial messages.  But
+ * only once the old one has gone quiet: otherwise one blind packet with a
+ * made-up nonce would tear down a live transfer.  A restarted peer's first
+ * packets are refused for at most the quiet time, well within its
+ * retries.
+ */
+static bool rx_adopt_nonce(struct mpdt_eng *e, u32 nonce, u64 now)
+{
+	if (e->rx_active && nonce == e->rx_nonce) {
+		e->rx_heard_ns = now;
+		return true;
+	}
+	if (e->rx_had_prev && nonce == e->rx_prev_nonce) {
+		count(e, MPDT_STAT_DROP_STALE_NONCE);
+		return false;
+	}
+	if (e->rx_active &&
+	    since(now, e->rx_heard_ns) < mpdt_eng_quiet_ns(e->params)) {
+		count(e, MPDT_STAT_DROP_NEW_NONCE);
+		return false;
+	}
+	if (e->rx_active)
+		rx_retire(e);
+	e->rx_nonce = nonce;
+	e->rx_active = true;
+	e->rx_heard_ns = now;
+	return true;
+}
+
+static void send_sack(struct mpdt_eng *e, const u32 *probe_base,
+		      u64 echo_ts, u16 ev, u16 flags)
+{
+	struct mpdt_pkt h = {};
+
+	mpdt_rx_build_sack(&e->rx, probe_base, &h.sack);
+	h.sack.echo_ts = echo_ts;
+	e->sacks_sent++;
+	fill_header(e, &h, MPDT_T_SACK, flags, e->rx_nonce, ev);
+	e->ops->xmit(e, &h, NULL);
+}
+
+/* SACKs and NACKs go back on the entropy of the packet they answer. */
+static void send_nack(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
+		      u32 psn, u8 code, u16 flags)
+{
+	struct mpdt_pkt h = {
+		.nack = {
+			.psn = psn,
+			.code = code,
+			.epsn = e->rx.epsn,
+			.echo_ts = pkt->data.ts,
+		},
+	};
+
+	e->nacks_sent++;
+	fill_header(e, &h, MPDT_T_NACK, flags, e->rx_nonce, pkt->hdr.ev);
+	e->ops->xmit(e, &h, NULL);
+}
+
+/* A new packet whose predecessor on its in-order stream has not arrived is
+ * counted as reordered.  Inside a ParaLet flowlet, which follows one path,
+ * that means the predecessor was lost (paralet.txt §3): NACK it at once.
+ */
+static void note_reordering(struct mpdt_eng *e, const struct mpdt_pkt *pkt)
+{
+	const struct mpdt_data *d = &pkt->data;
+
+	if (d->prev_psn == d->psn ||
+	    mpdt_rx_check(&e->rx, d->prev_psn) != MPDT_RX_NEW)
+		return;
+	count(e, MPDT_STAT_RX_REORDERED);
+	if (pkt->hdr.flags & MPDT_F_FLOWLET)
+		send_nack(e, pkt, d->prev_psn, MPDT_NACK_FLOWLET_GAP, 0);
+}
+
+/* The message @d belongs to, admitted whole on its first packet; NULL
+ * with *@nack set (or 0: drop silently) if there is none.
+ */
+static struct mpdt_reasm *rx_message(struct mpdt_eng *e,
+				     const struct mpdt_data *d, u8 *nack)
+{
+	struct mpdt_reasm *ra = e->ops->rx_find(e, d->msg_id);
+
+	*nack = 0;
+	if (ra) {
+		if (ra->len == d->msg_len)
+			return ra;
+		count(e, MPDT_STAT_DROP_MSG_MISMATCH);
+		return NULL;
+	}
+	ra = e->ops->rx_admit(e, d);
+	if (!ra) {
+		*nack = MPDT_NACK_NO_BUFFER;
+		return NULL;
+	}
+	e->rx_partial++;
+	return ra;
+}
+
+static void rx_deliver(struct mpdt_eng *e, struct mpdt_reasm *ra)
+{
+	e->rx_partial--;
+	e->msgs_rcvd++;
+	count(e, MPDT_STAT_MSG_RX);
+	e->ops->rx_deliver(e, ra);
+}
+
+/* Place a new packet; returns the NACK code to answer with, or 0. */
+static u8 rx_accept(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
+		    const void *payload, struct mpdt_rx_arrival *a)
+{
+	const struct mpdt_data *d = &pkt->data;
+	struct mpdt_reasm *ra;
+	u8 nack;
+	int err;
+
+	if (pkt->hdr.flags & MPDT_F_TRIMMED) {
+		count(e, MPDT_STAT_DROP_TRIMMED);
+		return MPDT_NACK_TRIMMED;
+	}
+	ra = rx_message(e, d, &nack);
+	if (!ra)
+		return nack;
+	/* A packet off the grid, or bytes another PSN already brought, is
+	 * not acknowledged: only a broken or hostile sender sends one.
+	 */
+	if (mpdt_reasm_claim(ra, d->offset, d->payload_len)) {
+		count(e, MPDT_STAT_DROP_OVERLAP);
+		return 0;
+	}
+	err = e->ops->rx_place(e, ra, d, payload);
+	if (err) {
+		mpdt_reasm_unclaim(ra, d->offset);
+		count(e, err == -EPROTO ? MPDT_STAT_DROP_SHORT :
+					  MPDT_STAT_DROP_NO_BUFFER);
+		return err == -EPROTO ? 0 : MPDT_NACK_NO_BUFFER;
+	}
+	ra->rcvd += d->payload_len;
+	a->filled_hole = mpdt_rx_mark(&e->rx, d->psn, d->payload_len, a->ce);
+	if (mpdt_reasm_complete(ra))
+		rx_deliver(e, ra);
+	return 0;
+}
+
+static void on_data(struct mpdt_eng *e, const struct mpdt_pkt *pkt, bool ce,
+		    const void *payload, u64 now)
+{
+	const struct mpdt_params *p = e->params;
+	const struct mpdt_ack_policy pol = {
+		.coalesce_bytes = p->ack_bytes,
+		.on_epsn = p->ack_on_epsn,
+		.on_ce = p->ack_on_ce,
+	};
+	const struct mpdt_data *d = &pkt->data;
+	struct mpdt_rx_arrival a = {
+		.ce = ce,
+		.ack_request = pkt->hdr.flags & MPDT_F_AR,
+		.retransmission = pkt->hdr.flags & MPDT_F_RETX,
+	};
+	u8 nack;
+
+	if (!rx_adopt_nonce(e, pkt->hdr.nonce, now))
+		return;
+	a.verdict = mpdt_rx_check(&e->rx, d->psn);
+	if (a.verdict == MPDT_RX_OUT_OF_WINDOW) {
+		count(e, MPDT_STAT_DROP_OUT_OF_WINDOW);
+		return;
+	}
+	if (a.verdict == MPDT_RX_DUPLICATE) {
+		count(e, MPDT_STAT_RX_DUP_DATA);
+	} else {
+		note_reordering(e, pkt);
+		nack = rx_accept(e, pkt, payload, &a);
+		if (nack) {
+			send_nack(e, pkt, d->psn, nack, ce ? MPDT_F_CE : 0);
+			return;
+		}
+	}
+	if (mpdt_rx_ack_due(&e->rx, &pol, &a))
+		send_sack(e, NULL, d->ts, pkt->hdr.ev, ce ? MPDT_F_CE : 0);
+}
+
+/* §3.3.2 probe: answer at once with the segment the sender asked for. */
+static void on_probe(struct mpdt_eng *e, const struct mpdt_pkt *pkt, u64 now)
+{
+	if (!rx_adopt_nonce(e, pkt->hdr.nonce, now))
+		return;
+	send_sack(e, &pkt->probe.sack_base, pkt->probe.ts, pkt->hdr.ev,
+		  MPDT_F_PROBE_ACK);
+}
+
+/* In time-wait (wire-format.rst 8.2) a connection answers, for the
+ * incarnation it knows, a DATA it already holds and a PROBE; nothing else.
+ */
+static void on_packet_time_wait(struct mpdt_eng *e, const struct mpdt_pkt *pkt)
+{
+	const struct mpdt_data *d = &pkt->data;
+	bool probe = pkt->hdr.type == MPDT_T_PROBE;
+	bool dup = pkt->hdr.type == MPDT_T_DATA &&
+		   mpdt_rx_check(&e->rx, d->psn) == MPDT_RX_DUPLICATE;
+
+	if (!e->rx_active || pkt->hdr.nonce != e->rx_nonce || !(dup || probe)) {
+		count(e, MPDT_STAT_DROP_NO_SOCKET);
+		return;
+	}
+	if (probe)
+		send_sack(e, &pkt->probe.sack_base, pkt->probe.ts, pkt->hdr.ev,
+			  MPDT_F_PROBE_ACK);
+	else
+		send_sack(e, NULL, d->ts, pkt->hdr.ev, 0);
+}
+
+void mpdt_eng_on_packet(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
+			bool ce, const void *payload, u64 now)
+{
+	e->now = now;
+	if (e->state == MPDT_ENG_TIME_WAIT) {
+		on_packet_time_wait(e, pkt);
+		return;
+	}
+	e->heard_ns = now;
+	switch (pkt->hdr.type) {
+	case MPDT_T_DATA:
+		count(e, MPDT_STAT_RX_DATA);
+		on_data(e, pkt, ce, payload, now);
+		break;
+	case MPDT_T_PROBE:
+		count(e, MPDT_STAT_RX_PROBE);
+		on_probe(e, pkt, now);
+		break;
+	case MPDT_T_SACK:
+		count(e, MPDT_STAT_RX_SACK);
+		on_sack(e, pkt, now);
+		break;
+	case MPDT_T_NACK:
+		count(e, MPDT_STAT_RX_NACK);
+		on_nack(e, pkt, now);
+		break;
+	}
+}
+
+/* ---- Life cycle ------------------------------------------------------ */
+
+void mpdt_eng_init(struct mpdt_eng *e, const struct mpdt_eng_ops *ops,
+		   const struct mpdt_params *p, u64 *rx_bits, u32 window,
+		   u64 now)
+{
+	e->ops = ops;
+	e->params = p;
+	e->state = MPDT_ENG_LISTEN;
+	e->heard_ns = now;
+	INIT_LIST_HEAD(&e->tx_msgs);
+	mpdt_rx_init(&e->rx, rx_bits, window);
+}
+
+bool mpdt_eng_holds_nothing(const struct mpdt_eng *e)
+{
+	return list_empty(&e->tx_msgs) && !e->rx_partial;
+}
+
+bool mpdt_eng_embryonic(const struct mpdt_eng *e)
+{
+	return e->state == MPDT_ENG_LISTEN && !e->rx.epsn &&
+	       !e->rx.ooo_count && !e->msgs_rcvd;
+}
+
+bool mpdt_eng_peer_may_wait(const struct mpdt_eng *e, u64 now)
+{
+	return e->rx_active &&
+	       since(now, e->rx_heard_ns) < mpdt_eng_quiet_ns(e->params);
+}
+
+void mpdt_eng_release(struct mpdt_eng *e)
+{
+	release_tx(e);
+	e->ops->rx_forget(e);
+	e->rx_partial = 0;
+}
+
+void mpdt_eng_time_wait(struct mpdt_eng *e)
+{
+	mpdt_eng_release(e);
+	e->state = MPDT_ENG_TIME_WAIT;
+}

@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The connection engine: every protocol decision of one connection (one
+ * peer of one socket), without I/O.  The glue feeds it decoded packets,
+ * timer expiries and messages to send, each with the current time, and
+ * the engine answers with actions through struct mpdt_eng_ops: transmit
+ * a packet, deliver or release a message, fail the connection, arm the
+ * timer.  Pure core: it compiles unchanged in the module, in the unit
+ * tests and in the simulator, and holds no lock, skb, page or clock.
+ *
+ * The sending half runs our incarnation (nonce, PSNs from 0, STrack
+ * §3.3.2 scoreboard, RTT, load balancing and congestion control); the
+ * receiving half tracks the peer's incarnation (§3.3.1 bitmap, message
+ * assembly, coalesced SACKs).
+ */
+#ifndef _MPDT_ENGINE_H
+#define _MPDT_ENGINE_H
+
+#include "core.h"
+#include "cc.h"
+#include "lb.h"
+#include "params.h"
+#include "reasm.h"
+#include "rtt.h"
+#include "sack.h"
+#include "scoreboard.h"
+#include "wire.h"
+#include <linux/mpdt.h>
+
+/* The one state of a connection. */
+enum mpdt_eng_state {
+	MPDT_ENG_LISTEN,	/* no sending incarnation yet: receives only */
+	MPDT_ENG_ACTIVE,	/* our incarnation is running */
+	MPDT_ENG_FAILED,	/* the peer stopped answering; the next
+				 * message starts a new incarnation
+				 */
+	MPDT_ENG_TIME_WAIT,	/* the socket closed: answers duplicates */
+};
+
+/* A message being sent; the glue embeds it next to the bytes. */
+struct mpdt_eng_txmsg {
+	struct list_head node;		/* eng->tx_msgs, in send order */
+	u32 id;
+	u32 len;
+	u32 mss;			/* payload per packet */
+	u32 npkts;
+	u32 sent;			/* packets handed out (first time) */
+	u32 acked;
+	u64 first_tx_ns;		/* its first packet went out */
+};
+
+struct mpdt_eng;
+
+/* The actions: how the engine has the glue act on the world. */
+struct mpdt_eng_ops {
+	/* Send @pkt: type, flags, nonce, EV and body are filled in, the
+	 * glue adds the ports.  DATA carries payload_len bytes of @m from
+	 * data.offset; @m is NULL for the other types.
+	 */
+	void (*xmit)(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
+		     const struct mpdt_eng_txmsg *m);
+	/* Run mpdt_eng_on_timer() at @when (ns) or earlier. */
+	void (*arm_timer)(struct mpdt_eng *e, u64 when);
+	void (*count)(struct mpdt_eng *e, enum mpdt_stat s, u64 n);
+	/* Sending half: @m is off the queue, acknowledged or dropped. */
+	void (*tx_release)(struct mpdt_eng *e, struct mpdt_eng_txmsg *m);
+	/* Messages were acknowledged: room to queue more. */
+	void (*tx_room)(struct mpdt_eng *e);
+	/* The peer stopped answering; every message was released. */
+	void (*failed)(struct mpdt_eng *e);
+	/* Receiving half: the message @id being assembled, or NULL. */
+	struct mpdt_reasm *(*rx_find)(struct mpdt_eng *e, u32 id);
+	/* Room for a new message like @d's, or NULL (counted why). */
+	struct mpdt_reasm *(*rx_admit)(struct mpdt_eng *e,
+				       const struct mpdt_data *d);
+	/* Store @d's payload (@payload is the glue's): 0, -ENOBUFS, or
+	 * -EPROTO if the packet holds fewer bytes than it says.
+	 */
+	int (*rx_place)(struct mpdt_eng *e, struct mpdt_reasm *ra,
+			const struct mpdt_data *d, const void *payload);
+	/* @ra is complete: hand it to the application. */
+	void (*rx_deliver)(struct mpdt_eng *e, struct mpdt_reasm *ra);
+	/* Drop every message being assembled. */
+	void (*rx_forget)(struct mpdt_eng *e);
+};
+
+struct mpdt_eng {
+	const struct mpdt_eng_ops *ops;
+	const struct mpdt_params *params;	/* the netns's, read live */
+	enum mpdt_eng_state state;
+	u64 now;			/* of the input being handled */
+
+	/* Sending half: our incarnation @nonce, PSNs from 0. */
+	u32 nonce;
+	u32 next_msg_id;
+	struct list_head tx_msgs;	/* not yet fully acknowledged */
+	struct mpdt_eng_txmsg *tx_next;	/* first with unsent packets */
+	struct mpdt_sb sb;		/* sb.ring NULL until the first send */
+	struct mpdt_rtt rtt;
+	struct mpdt_lb lb;
+	struct mpdt_cc cc;
+	u64 pause_until;		/* receiver said NO_BUFFER */
+	u64 heard_ns;			/* latest packet from the peer */
+	u16 last_ev;
+
+	/* Receiving half: the peer's incarnation and PSN bitmap. */
+	bool rx_active;
+	bool rx_had_prev;
+	u32 rx_nonce;
+	u32 rx_prev_nonce;		/* replaced incarnation, refused */
+	u64 rx_heard_ns;		/* latest DATA/PROBE of rx_nonce */
+	u32 rx_partial;			/* messages being assembled */
+	struct mpdt_rx rx;
+
+	/* Reported by MPDT_INFO. */
+	u64 probes, rtos;
+	u64 sacks_rcvd, sacks_sent, nacks_rcvd, nacks_sent;
+	u64 msgs_sent, msgs_acked, msgs_rcvd;
+	u32 msgs_inflight;
+};
+
+/* @rx_bits holds params->rx_window bits; @lb and @cc are set up (ops,
+ * priv) by the caller, initialized by mpdt_eng_start().
+ */
+void mpdt_eng_init(struct mpdt_eng *e, const struct mpdt_eng_ops *ops,
+		   const struct mpdt_params *p, u64 *rx_bits, u32 window,
+		   u64 now);
+/* True if the next message must start a new sending incarnation: the
+ * first one, after a failure, or after the quiet time with nothing
+ * queued (mpdt_eng_start()).
+ */
+bool mpdt_eng_needs_start(const struct mpdt_eng *e, u64 now);
+/* Start a new sending incarnation with @nonce, a scoreboard @ring of
+ * rx.window entries and @seed for the load balancer.
+ */
+void mpdt_eng_start(struct mpdt_eng *e, struct mpdt_sb_pkt *ring, u32 nonce,
+		    u64 seed, u64 now);
+/* Queue @m (its len set) and send what the window allows; its packets
+ * carry the incarnation's payload size.
+ */
+void mpdt_eng_send(struct mpdt_eng *e, struct mpdt_eng_txmsg *m, u64 now);
+/* A decoded packet from the peer; @ce: the outer IP header had CE;
+ * @payload: the glue's handle on DATA bytes, passed to rx_place().
+ */
+void mpdt_eng_on_packet(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
+			bool ce, const void *payload, u64 now);
+/* The timer armed through ops->arm_timer fired (possibly early). */
+void mpdt_eng_on_timer(struct mpdt_eng *e, u64 now);
+/* The connection goes: release every message, sent or being assembled. */
+void mpdt_eng_release(struct mpdt_eng *e);
+/* The socket closed: release every message, answer duplicates only. */
+void mpdt_eng_time_wait(struct mpdt_eng *e);
+/* Forget the peer's incarnation if it has been silent for longer than a
+ * sender can retry; returns true if it did (its messages are dropped).
+ */
+bool mpdt_eng_rx_expire(struct mpdt_eng *e, u64 now);
+/* The peer may still wait for our last SACK. */
+bool mpdt_eng_peer_may_wait(const struct mpdt_eng *e, u64 now);
+/* No message queued or being assembled: nothing to lose. */
+bool mpdt_eng_holds_nothing(const struct mpdt_eng *e);
+/* Never carried data either way (what a stranger's PROBE creates). */
+bool mpdt_eng_embryonic(const struct mpdt_eng *e);
+u64 mpdt_eng_rto(const struct mpdt_eng *e);
+/* The quiet time (wire-format.rst §5): an incarnation quiet this long has
+ * no live sender behind it.
+ */
+u64 mpdt_eng_quiet_ns(const struct mpdt_params *p);
+
+#endif /* _MPDT_ENGINE_H */
