@@ -12,6 +12,12 @@
 
 struct mpdt_params mpdt_default_params = {
 	.udp_port	= 4796,
+	/* Room for a largest message and one more on the way.  UDP's
+	 * net.core defaults (208 KiB) would hold one 4 MiB message only
+	 * half: an incast of them would be served one sender at a time.
+	 */
+	.sndbuf		= 2 * MPDT_MSG_MAX,
+	.rcvbuf		= 2 * MPDT_MSG_MAX,
 	.payload	= 1400,
 	.link_mbps	= 10000,
 	.base_rtt_us	= 100,
@@ -67,6 +73,10 @@ struct mpdt_params mpdt_default_params = {
 
 module_param_named(udp_port, mpdt_default_params.udp_port, uint, 0444);
 MODULE_PARM_DESC(udp_port, "UDP port MPDT listens on and sends to");
+module_param_named(sndbuf, mpdt_default_params.sndbuf, uint, 0444);
+MODULE_PARM_DESC(sndbuf, "SO_SNDBUF of a new socket, bytes");
+module_param_named(rcvbuf, mpdt_default_params.rcvbuf, uint, 0444);
+MODULE_PARM_DESC(rcvbuf, "SO_RCVBUF of a new socket, bytes");
 module_param_named(payload, mpdt_default_params.payload, uint, 0444);
 MODULE_PARM_DESC(payload, "DATA payload bytes per packet (64-8900)");
 module_param_named(link_mbps, mpdt_default_params.link_mbps, uint, 0444);

@@ -92,6 +92,8 @@ const struct mpdt_param_desc mpdt_param_descs[] = {
 	  "mcc-chunk-bytes", 64, 1 << 30 },
 	{ MPDT_PARAM_MCC_MAX_CWND_PCT, FIELD(mcc_max_cwnd_pct),
 	  "mcc-max-cwnd-pct", 1, 10000 },
+	{ MPDT_PARAM_SNDBUF, FIELD(sndbuf), "sndbuf", 4096, 1 << 30 },
+	{ MPDT_PARAM_RCVBUF, FIELD(rcvbuf), "rcvbuf", 4096, 1 << 30 },
 };
 
 const unsigned int mpdt_param_count = ARRAY_SIZE(mpdt_param_descs);

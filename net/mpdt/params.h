@@ -12,6 +12,8 @@
 
 struct mpdt_params {
 	u32 udp_port;		/* UDP destination port of every packet */
+	u32 sndbuf;		/* SO_SNDBUF of a new socket */
+	u32 rcvbuf;		/* SO_RCVBUF of a new socket */
 	u32 payload;		/* DATA payload bytes per packet */
 	u32 link_mbps;		/* host link speed, for the BDP */
 	u32 base_rtt_us;	/* network-wide base RTT, for the BDP */

@@ -14,9 +14,6 @@
 
 #include "protocol.h"
 
-/* Room for at least one largest message, and one more on the way. */
-#define MPDT_DEFAULT_BUF	(2 * MPDT_MSG_MAX)
-
 static int mpdt_sk_init(struct sock *sk)
 {
 	struct mpdt_sock *msk = mpdt_sk(sk);
@@ -29,8 +26,9 @@ static int mpdt_sk_init(struct sock *sk)
 	timer_setup(&msk->gc_timer, mpdt_conn_gc, 0);
 	INIT_LIST_HEAD(&msk->rx_ready);
 	INIT_HLIST_NODE(&msk->port_node);
-	sk->sk_sndbuf = MPDT_DEFAULT_BUF;
-	sk->sk_rcvbuf = MPDT_DEFAULT_BUF;
+	/* The netns's defaults, as UDP takes net.core's. */
+	sk->sk_sndbuf = READ_ONCE(msk->mn->params.sndbuf);
+	sk->sk_rcvbuf = READ_ONCE(msk->mn->params.rcvbuf);
 	/* The port table is read under RCU. */
 	sock_set_flag(sk, SOCK_RCU_FREE);
 	return 0;

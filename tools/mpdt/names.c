@@ -61,6 +61,8 @@ const char *const param_names[MPDT_PARAM_MAX + 1] = {
 	[MPDT_PARAM_MCC_CHUNK_BYTES]	= "mcc-chunk-bytes",
 	[MPDT_PARAM_MCC_MAX_CWND_PCT]	= "mcc-max-cwnd-pct",
 	[MPDT_PARAM_PRIME_TIMEOUT_PENALTY] = "prime-timeout-penalty",
+	[MPDT_PARAM_SNDBUF]	= "sndbuf",
+	[MPDT_PARAM_RCVBUF]	= "rcvbuf",
 };
 
 const char *const stat_names[MPDT_STAT_MAX + 1] = {
