@@ -7,6 +7,49 @@ void mpdt_rtt_init(struct mpdt_rtt *r)
 	memset(r, 0, sizeof(*r));
 }
 
+static void min_restart(struct mpdt_rtt *r, struct mpdt_rtt_at s)
+{
+	r->min_cand[0] = s;
+	r->min_cand[1] = s;
+	r->min_cand[2] = s;
+}
+
+/* The oldest candidate left the window: the next ones move up. */
+static void min_expire(struct mpdt_rtt *r, struct mpdt_rtt_at s)
+{
+	r->min_cand[0] = r->min_cand[1];
+	r->min_cand[1] = r->min_cand[2];
+	r->min_cand[2] = s;
+}
+
+static void min_update(struct mpdt_rtt *r, u64 rtt, u64 now)
+{
+	struct mpdt_rtt_at s = { .rtt = rtt, .at = now }, *c = r->min_cand;
+	const u64 win = MPDT_RTT_MIN_WINDOW;
+
+	if (!r->samples || rtt <= c[0].rtt || now - c[2].at > win) {
+		min_restart(r, s);
+		return;
+	}
+	if (rtt <= c[1].rtt) {
+		c[1] = s;
+		c[2] = s;
+	} else if (rtt <= c[2].rtt) {
+		c[2] = s;
+	}
+	if (now - c[0].at > win) {
+		min_expire(r, s);
+		if (now - c[0].at > win)
+			min_expire(r, s);
+	} else if (c[1].at == c[0].at && now - c[0].at > win / 4) {
+		/* A quarter window in with one candidate: take a second. */
+		c[1] = s;
+		c[2] = s;
+	} else if (c[2].at == c[1].at && now - c[0].at > win / 2) {
+		c[2] = s;
+	}
+}
+
 bool mpdt_rtt_sample(struct mpdt_rtt *r, u64 echo_ts, u64 now)
 {
 	u64 rtt, err;
@@ -15,14 +58,13 @@ bool mpdt_rtt_sample(struct mpdt_rtt *r, u64 echo_ts, u64 now)
 		return false;
 	rtt = now - echo_ts;
 	r->latest = rtt;
+	min_update(r, rtt, now);
+	r->min_rtt = r->min_cand[0].rtt;
 	if (!r->samples++) {
 		r->srtt = rtt;
 		r->rttvar = rtt / 2;
-		r->min_rtt = rtt;
 		return true;
 	}
-	if (rtt < r->min_rtt)
-		r->min_rtt = rtt;
 	err = rtt > r->srtt ? rtt - r->srtt : r->srtt - rtt;
 	r->rttvar = r->rttvar - r->rttvar / 4 + err / 4;
 	r->srtt = r->srtt - r->srtt / 8 + rtt / 8;

@@ -133,4 +133,87 @@ TEST(rto_is_clamped_to_min_and_max)
 	EXPECT_EQ(UNIT_MS(150), mpdt_rtt_rto(&r, RTO_MIN, UNIT_SEC(1)));
 }
 
+/* A sample of @rtt taken at @at. */
+static void sample_at(struct mpdt_rtt *r, u64 at, u64 rtt)
+{
+	mpdt_rtt_sample(r, at - rtt, at);
+}
+
+/* The minimum follows a lower sample at once and keeps it while it is in
+ * the window, whatever larger samples come.
+ */
+TEST(min_rtt_falls_at_once_and_holds_for_the_window)
+{
+	const u64 t0 = UNIT_SEC(100);
+	struct mpdt_rtt r;
+
+	mpdt_rtt_init(&r);
+	sample_at(&r, t0, UNIT_US(300));
+	sample_at(&r, t0 + UNIT_MS(1), UNIT_US(100));
+	EXPECT_EQ(UNIT_US(100), r.min_rtt);
+	sample_at(&r, t0 + MPDT_RTT_MIN_WINDOW, UNIT_US(400));
+	EXPECT_EQ(UNIT_US(100), r.min_rtt);
+}
+
+/* After a route change lengthens the path the minimum rises again, one
+ * window after the last short sample (STrack's base RTT would otherwise
+ * stay at the old path's forever).
+ */
+TEST(min_rtt_rises_after_a_route_change)
+{
+	const u64 t0 = UNIT_SEC(100), step = UNIT_MS(100);
+	struct mpdt_rtt r;
+	u64 t;
+
+	mpdt_rtt_init(&r);
+	for (t = t0; t <= t0 + UNIT_SEC(1); t += step)
+		sample_at(&r, t, UNIT_US(100));
+	for (; t <= t0 + UNIT_SEC(1) + MPDT_RTT_MIN_WINDOW; t += step) {
+		sample_at(&r, t, UNIT_US(300));
+		EXPECT_EQ(UNIT_US(100), r.min_rtt);
+	}
+	for (; t <= t0 + UNIT_SEC(2) + MPDT_RTT_MIN_WINDOW; t += step)
+		sample_at(&r, t, UNIT_US(300));
+	EXPECT_EQ(UNIT_US(300), r.min_rtt);
+}
+
+#define WIN_STEP	UNIT_MS(250)
+#define WIN_SAMPLES	400
+
+/* Whether @r's minimum is one of the samples of the window ending at
+ * sample @i.  (It may be above the window's least: the estimator keeps
+ * three candidates, not every sample, and a sample it skipped because a
+ * lower one was current is not recalled when that one leaves.)
+ */
+static bool min_is_in_window(const struct mpdt_rtt *r, const u64 *rtts,
+			     u64 i)
+{
+	u64 j;
+
+	for (j = 0; j <= i && j * WIN_STEP <= MPDT_RTT_MIN_WINDOW; j++)
+		if (rtts[i - j] == r->min_rtt)
+			return true;
+	return false;
+}
+
+/* Random samples: the minimum is always a sample of the window, never an
+ * older one.
+ */
+TEST(min_rtt_is_a_sample_of_the_window)
+{
+	u64 rtts[WIN_SAMPLES], i, seed;
+	struct unit_rng rng;
+	struct mpdt_rtt r;
+
+	for (seed = 1; seed <= 50; seed++) {
+		rng.state = seed;
+		mpdt_rtt_init(&r);
+		for (i = 0; i < WIN_SAMPLES; i++) {
+			rtts[i] = UNIT_US(50 + unit_rand_below(&rng, 500));
+			sample_at(&r, UNIT_SEC(100) + i * WIN_STEP, rtts[i]);
+			ASSERT_TRUE(min_is_in_window(&r, rtts, i));
+		}
+	}
+}
+
 TEST_HARNESS_MAIN
