@@ -1,0 +1,2450 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The connection engine (net/mpdt/engine.c) as the glue drives it: two
+ * engines, A and B, each with both halves, talk over a simulated link
+ * (loss, trimming, duplication, delay, per-path reordering, serialization
+ * at a line rate, ECN marks) on a simulated clock, with the timers they
+ * arm.  The tests pin the order of the policy hooks (engine.c's header
+ * comment), run whole connections with every load balancer and congestion
+ * control, take each loss detector of STrack §3.3.2 (OOO, probe, RTO) and
+ * each NACK in turn, fail a vanished peer within the time its parameters
+ * allow, and check the receiving half's rules (§3.3.1, wire-format.rst):
+ * duplicates, incarnations, reassembly expiry and time-wait.
+ *
+ * Everything is deterministic from a seed: one PRNG draws the link's fates
+ * and the message sizes, and the event queue breaks ties in posting order.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "unit.h"
+#include "algo.h"
+#include "engine.h"
+#include "kselftest_harness.h"
+
+#define NODES		2
+#define PORT_A		1000
+#define PORT_B		2000
+#define T0		UNIT_MS(1)
+#define LOG_MAX		16384
+#define CAP_MAX		4096
+#define REPORT_MAX	4096
+#define EVENTS_MAX	20000000ULL
+/* Link defaults: a 10 Gbit/s line and 40 us each way, so that the RTT
+ * stays below the 100 us base RTT of the parameters plus queueing, and a
+ * probe answer counts as fast (§3.3.2, within two base RTTs).
+ */
+#define LINK_MBPS	10000
+#define LINK_DELAY	UNIT_US(40)
+/* Bytes of Ethernet, IP and UDP framing around each MPDT packet. */
+#define FRAMING		42
+
+/* The module's defaults (main.c's mpdt_default_params), by hand: the unit
+ * build has no generated copy of them (the fuzzers' build has).  Every
+ * tunable starts at the least its range allows, so one added later (and
+ * not listed here) cannot make the set invalid; mpdt_params_invalid()
+ * vets the result in every test that runs a connection.
+ */
+static struct mpdt_params default_params(void)
+{
+	struct mpdt_params p;
+	unsigned int i;
+
+	memset(&p, 0, sizeof(p));
+	for (i = 0; i < mpdt_param_count; i++)
+		*mpdt_param_field(&p, &mpdt_param_descs[i]) =
+			mpdt_param_descs[i].min;
+	p.udp_port = 4796;
+	p.payload = 1400;
+	p.link_mbps = 10000;
+	p.base_rtt_us = 100;
+	p.ack_bytes = 8192;
+	p.ack_on_epsn = 1;
+	p.ack_on_ce = 1;
+	p.probe_mult = 3;
+	p.rto_min_us = 10000;
+	p.rto_max_us = 1000000;
+	p.max_retries = 8;
+	p.rx_window = 4096;
+	p.entropies = 256;
+	p.entropy_base = 49152;
+	p.fixed_cwnd = 0;
+	p.bitmap_reset_rtts = 2;
+	p.reps_buffer = 8;
+	p.reps_freeze_us = 10000;
+	p.prime_tiers = 1;
+	p.prime_uplinks = 0;
+	p.prime_ecn_penalty = 25;
+	p.prime_nack_penalty = 100;
+	p.prime_timeout_penalty = 3000;
+	p.paralet_m = 32;
+	p.paralet_bdps = 4;
+	p.strack_target_qdelay_us = 0;
+	p.strack_qhigh_pct = 300;
+	p.strack_ewma_pm = 125;
+	p.strack_alpha_pct = 400;
+	p.strack_beta_pct = 500;
+	p.strack_eta_pct = 15;
+	p.strack_gamma_pm = 800;
+	p.strack_md_floor_pct = 50;
+	p.strack_achieved_div = 8;
+	p.strack_max_cwnd_pct = 100;
+	p.smartt_trtt_pct = 150;
+	p.smartt_fd_pm = 800;
+	p.smartt_md_pct = 200;
+	p.smartt_fi_pm = 250;
+	p.smartt_qa_scaling_pct = 80;
+	p.smartt_fast_k = 2;
+	p.smartt_fast_rtt_pct = 110;
+	p.smartt_wtd_alpha_pm = 125;
+	p.smartt_wtd_thresh_pm = 250;
+	p.smartt_max_cwnd_pct = 125;
+	p.mcc_target_msg_delay_us = 0;
+	p.mcc_target_max_delay_us = 0;
+	p.mcc_oversub = 8;
+	p.mcc_md_floor_pct = 50;
+	p.mcc_chunk_bytes = 65536;
+	p.mcc_max_cwnd_pct = 200;
+	return p;
+}
+
+/* What happens to one packet on the link. */
+enum fate {
+	FATE_RANDOM,		/* drawn from the link's rates; as hit_fate:
+				 * no packet is singled out
+				 */
+	FATE_PASS,
+	FATE_DROP,
+	FATE_TRIM,		/* a switch cuts the payload (DATA only) */
+};
+
+/* One direction of the network: the sender's NIC queue drains at @mbps,
+ * then each packet takes @delay_ns plus the fixed extra delay of its path
+ * (its EV hashed into [0, spread_ns]) plus random jitter.  Without jitter
+ * the packets of one EV arrive in order; those of different EVs reorder.
+ */
+struct link {
+	u32 loss_pm;		/* per mille of packets dropped */
+	u32 dup_pm;		/* ... delivered twice */
+	u32 trim_pm;		/* ... of DATA trimmed */
+	u64 delay_ns;
+	u64 spread_ns;
+	u64 jitter_ns;
+	u32 mbps;		/* 0: no serialization */
+	u64 ecn_ns;		/* CE when queued longer; 0: never */
+	u64 down_from, down_to;	/* drops everything sent in between */
+	/* The first transmission of DATA psn @hit_psn meets @hit_fate. */
+	u32 hit_psn;
+	enum fate hit_fate;
+	bool hit_done;
+	u64 busy_until;		/* the NIC queue drains then */
+	u64 sent[MPDT_T_PROBE + 1], dropped[MPDT_T_PROBE + 1];
+	u64 dups[MPDT_T_PROBE + 1], delivered[MPDT_T_PROBE + 1];
+	u64 trimmed, marked;
+};
+
+/* A message being sent: the glue embeds the engine's part. */
+struct tmsg {
+	struct mpdt_eng_txmsg m;
+	u32 idx;		/* in its node's msgs[]: the id it gets */
+	u8 *data;
+	u32 delivered;		/* times the peer delivered it */
+	bool queued, released, acked;
+};
+
+/* A message being assembled. */
+struct rmsg {
+	struct mpdt_reasm ra;
+	struct rmsg *next;
+	u8 *buf;
+	u64 *segs;
+};
+
+/* The glue's handle on a DATA packet's bytes (an skb and offset in the
+ * module): what the simulated packet carries, trimmed or not.
+ */
+struct sim_payload {
+	const u8 *bytes;
+	u32 avail;
+};
+
+/* A packet a node sent while capturing (not on the link). */
+struct cap_pkt {
+	struct mpdt_pkt pkt;
+	const u8 *payload;	/* DATA: the message's bytes */
+	u64 at;
+};
+
+struct sim;
+
+struct node {
+	struct sim *sim;
+	struct mpdt_eng eng;
+	const char *name;
+	u32 idx;
+	u16 port;
+	struct mpdt_sb_pkt *ring;
+	u64 *rx_bits;
+	u64 timer_at;		/* 0: not armed */
+	u32 nonce_base, incarnations, want_incarnations;
+	u64 seed;
+
+	/* What the engine counted, and what the glue saw it do. */
+	u64 stats[__MPDT_STAT_MAX];
+	u64 count_calls[__MPDT_STAT_MAX];
+	u64 last_n[__MPDT_STAT_MAX];
+	u64 first_at[__MPDT_STAT_MAX];
+	u64 last_at[__MPDT_STAT_MAX];
+	u64 tx[MPDT_T_PROBE + 1], rx[MPDT_T_PROBE + 1];
+	u64 tx_new, tx_retx, first_retx_at;
+
+	/* The sending application: msgs[i] gets id i. */
+	struct tmsg **msgs;
+	u32 nmsgs, next, window;
+	u64 total_pkts;
+	u32 released, released_acked, rooms, failed;
+	u64 failed_at;
+	bool stop_on_fail;
+
+	/* The receiving application. */
+	struct rmsg *partial;
+	u32 admitted, delivered, forgets, forgotten;
+	u32 refuse_id, refuse_left;	/* rx_admit() says no */
+	u32 place_fail_id, place_fail_off, place_fail_left;
+
+	/* Tests that play the network by hand. */
+	bool capture;
+	struct cap_pkt *cap;
+	u32 ncap;
+
+	/* Hook log of the stub policies, and the xmits among them. */
+	bool logging;
+	char *log;
+	size_t loglen;
+	u64 stub_rtt;		/* the latest cc.on_ack's rtt_ns */
+};
+
+struct sim_ev {
+	u64 at, seq;
+	u32 to;			/* node index */
+	u32 len;
+	bool ce;
+	u8 *buf;		/* the packet as on the wire */
+};
+
+struct sim {
+	struct mpdt_params p;
+	struct unit_rng rng;
+	u64 now;
+	struct node n[NODES];
+	struct link link[NODES];	/* link[i] carries n[i]'s packets */
+	struct sim_ev *heap;
+	u32 nheap, heap_cap;
+	u64 seq, events;
+	u32 nerr;
+	char err[512];		/* the first thing a callback saw wrong */
+};
+
+/* MPDT_ENGINE_TRACE=<seed> in the environment prints every packet sent
+ * and received and every timer fired in the simulations of that seed (each
+ * test has its own), to follow a failing scenario.
+ */
+static bool trace;
+
+static void trace_pkt(const struct sim *s, const char *who, const char *what,
+		      const struct mpdt_pkt *h)
+{
+	if (!trace)
+		return;
+	fprintf(stderr, "%10llu %s %s type %u flags 0x%x ev %u", s->now, who,
+		what, h->hdr.type, h->hdr.flags, h->hdr.ev);
+	switch (h->hdr.type) {
+	case MPDT_T_DATA:
+		fprintf(stderr, " psn %u msg %u off %u\n", h->data.psn,
+			h->data.msg_id, h->data.offset);
+		break;
+	case MPDT_T_SACK:
+		fprintf(stderr, " epsn %u base %u bits %llx ooo %u\n",
+			h->sack.epsn, h->sack.sack_base, h->sack.bitmap,
+			h->sack.ooo_count);
+		break;
+	case MPDT_T_NACK:
+		fprintf(stderr, " psn %u code %u\n", h->nack.psn,
+			h->nack.code);
+		break;
+	default:
+		fprintf(stderr, " base %u\n", h->probe.sack_base);
+	}
+}
+
+static void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p)
+		abort();
+	return p;
+}
+
+static void sim_err(struct sim *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!s->nerr++) {
+		int n = snprintf(s->err, sizeof(s->err), "at %llu ns: ",
+				 s->now);
+
+		va_start(ap, fmt);
+		vsnprintf(s->err + n, sizeof(s->err) - n, fmt, ap);
+		va_end(ap);
+	}
+}
+
+static void node_log(struct node *n, const char *fmt, ...)
+{
+	va_list ap;
+	int len;
+
+	if (!n->logging || n->loglen >= LOG_MAX - 1)
+		return;
+	va_start(ap, fmt);
+	len = vsnprintf(n->log + n->loglen, LOG_MAX - n->loglen, fmt, ap);
+	va_end(ap);
+	n->loglen = min(n->loglen + len, (size_t)LOG_MAX - 1);
+}
+
+static void log_clear(struct node *n)
+{
+	n->loglen = 0;
+	n->log[0] = '\0';
+}
+
+/* Appends to a string a test builds its expectations in. */
+static void cat(char *buf, size_t size, const char *fmt, ...)
+{
+	size_t len = strlen(buf);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf + len, size - len, fmt, ap);
+	va_end(ap);
+}
+
+static struct node *node_of(struct mpdt_eng *e)
+{
+	return container_of(e, struct node, eng);
+}
+
+static struct node *peer_of(struct node *n)
+{
+	return &n->sim->n[1 - n->idx];
+}
+
+/* Byte @i of the message node @from sends as its @idx-th. */
+static u8 pattern(u32 from, u32 idx, u32 i)
+{
+	return (u8)(i * 131 + (i >> 8) + idx * 7919 + from * 0x5a);
+}
+
+/* ---- The event queue ------------------------------------------------- */
+
+static bool ev_before(const struct sim_ev *a, const struct sim_ev *b)
+{
+	return a->at < b->at || (a->at == b->at && a->seq < b->seq);
+}
+
+static void heap_push(struct sim *s, struct sim_ev *ev)
+{
+	u32 i;
+
+	if (s->nheap == s->heap_cap) {
+		s->heap_cap = s->heap_cap ? 2 * s->heap_cap : 1024;
+		s->heap = realloc(s->heap, s->heap_cap * sizeof(*s->heap));
+		if (!s->heap)
+			abort();
+	}
+	ev->seq = s->seq++;
+	for (i = s->nheap++; i && ev_before(ev, &s->heap[(i - 1) / 2]);
+	     i = (i - 1) / 2)
+		s->heap[i] = s->heap[(i - 1) / 2];
+	s->heap[i] = *ev;
+}
+
+static struct sim_ev heap_pop(struct sim *s)
+{
+	struct sim_ev top = s->heap[0], last = s->heap[--s->nheap];
+	u32 i = 0, c;
+
+	if (!s->nheap)
+		return top;
+	for (;;) {
+		c = 2 * i + 1;
+		if (c >= s->nheap)
+			break;
+		if (c + 1 < s->nheap && ev_before(&s->heap[c + 1], &s->heap[c]))
+			c++;
+		if (!ev_before(&s->heap[c], &last))
+			break;
+		s->heap[i] = s->heap[c];
+		i = c;
+	}
+	s->heap[i] = last;
+	return top;
+}
+
+/* ---- The link -------------------------------------------------------- */
+
+static bool chance(struct sim *s, u32 pm)
+{
+	return pm && unit_rand_below(&s->rng, 1000) < pm;
+}
+
+static u8 *encode(const struct mpdt_pkt *pkt, const u8 *payload, u32 avail,
+		  u32 *len)
+{
+	u8 hdr[MPDT_MAX_HLEN];
+	u32 hlen = mpdt_wire_encode(pkt, hdr);
+	u8 *buf = xcalloc(1, hlen + avail);
+
+	memcpy(buf, hdr, hlen);
+	if (avail)
+		memcpy(buf + hlen, payload, avail);
+	*len = hlen + avail;
+	return buf;
+}
+
+/* Each EV hashes onto a path with a fixed extra delay. */
+static u64 path_delay(const struct link *l, u16 ev)
+{
+	u32 h = (ev + 1U) * 0x9e3779b1U;
+
+	return l->spread_ns ? (h >> 8) % (l->spread_ns + 1) : 0;
+}
+
+static enum fate link_fate(struct sim *s, struct link *l,
+			   const struct mpdt_pkt *pkt)
+{
+	bool data = pkt->hdr.type == MPDT_T_DATA;
+
+	if (s->now >= l->down_from && s->now < l->down_to)
+		return FATE_DROP;
+	if (data && l->hit_fate && !l->hit_done &&
+	    pkt->data.psn == l->hit_psn && !(pkt->hdr.flags & MPDT_F_RETX)) {
+		l->hit_done = true;
+		return l->hit_fate;
+	}
+	if (chance(s, l->loss_pm))
+		return FATE_DROP;
+	if (data && chance(s, l->trim_pm))
+		return FATE_TRIM;
+	return FATE_PASS;
+}
+
+static void link_send(struct sim *s, struct node *from,
+		      const struct mpdt_pkt *pkt, const u8 *payload)
+{
+	struct link *l = &s->link[from->idx];
+	struct mpdt_pkt h = *pkt;
+	u8 type = h.hdr.type;
+	u32 avail = type == MPDT_T_DATA ? h.data.payload_len : 0;
+	struct sim_ev ev = { .to = 1 - from->idx };
+	u64 start;
+
+	l->sent[type]++;
+	switch (link_fate(s, l, &h)) {
+	case FATE_DROP:
+		l->dropped[type]++;
+		return;
+	case FATE_TRIM:
+		if (type == MPDT_T_DATA) {
+			h.hdr.flags |= MPDT_F_TRIMMED;
+			avail = unit_rand_below(&s->rng, avail + 1) / 2;
+			l->trimmed++;
+		}
+		break;
+	default:
+		break;
+	}
+	start = max(s->now, l->busy_until);
+	ev.ce = l->ecn_ns && start - s->now > l->ecn_ns;
+	l->marked += ev.ce;
+	if (l->mbps)
+		l->busy_until = start + (u64)(mpdt_wire_hlen(type) + avail +
+					      FRAMING) * 8000 / l->mbps;
+	else
+		l->busy_until = start;
+	ev.at = l->busy_until + l->delay_ns + path_delay(l, h.hdr.ev);
+	if (l->jitter_ns)
+		ev.at += unit_rand(&s->rng) % (l->jitter_ns + 1);
+	ev.buf = encode(&h, payload, avail, &ev.len);
+	if (chance(s, l->dup_pm)) {
+		struct sim_ev dup = ev;
+
+		dup.buf = xcalloc(1, ev.len);
+		memcpy(dup.buf, ev.buf, ev.len);
+		dup.at += unit_rand(&s->rng) % (UNIT_US(20) + 1);
+		l->dups[type]++;
+		heap_push(s, &dup);
+	}
+	heap_push(s, &ev);
+}
+
+/* Decode @buf as the receive path would and hand it to node @to. */
+static void deliver_buf(struct sim *s, u32 to, const u8 *buf, u32 len,
+			bool ce)
+{
+	struct node *n = &s->n[to];
+	enum mpdt_wire_err err;
+	struct sim_payload pl;
+	struct mpdt_pkt pkt;
+
+	err = mpdt_wire_decode(buf, len, &pkt);
+	if (err != MPDT_WIRE_OK) {
+		sim_err(s, "%s got a packet that does not decode (%d)",
+			n->name, err);
+		return;
+	}
+	if (pkt.hdr.dst_port != n->port) {
+		sim_err(s, "%s got a packet for port %u", n->name,
+			pkt.hdr.dst_port);
+		return;
+	}
+	pl.bytes = buf + pkt.payload_off;
+	pl.avail = pkt.payload_avail;
+	n->rx[pkt.hdr.type]++;
+	trace_pkt(s, n->name, "<-", &pkt);
+	mpdt_eng_on_packet(&n->eng, &pkt, ce, &pl, s->now);
+}
+
+/* A packet a test made or captured, to node @to now. */
+static void sim_inject(struct sim *s, u32 to, const struct mpdt_pkt *pkt,
+		       const u8 *payload, u32 avail, bool ce)
+{
+	u32 len;
+	u8 *buf = encode(pkt, payload, avail, &len);
+
+	deliver_buf(s, to, buf, len, ce);
+	free(buf);
+}
+
+static void cap_inject(struct sim *s, u32 to, const struct cap_pkt *c)
+{
+	u32 avail = c->pkt.hdr.type == MPDT_T_DATA ? c->pkt.data.payload_len :
+						      0;
+
+	sim_inject(s, to, &c->pkt, c->payload, avail, false);
+}
+
+/* ---- The glue: struct mpdt_eng_ops ------------------------------------ */
+
+static const char *const type_name[] = {
+	[MPDT_T_DATA] = "DATA", [MPDT_T_SACK] = "SACK",
+	[MPDT_T_NACK] = "NACK", [MPDT_T_PROBE] = "PROBE",
+};
+
+static void op_xmit(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
+		    const struct mpdt_eng_txmsg *m)
+{
+	struct node *n = node_of(e);
+	struct sim *s = n->sim;
+	const u8 *payload = NULL;
+	struct mpdt_pkt h = *pkt;
+	u8 type = h.hdr.type;
+
+	if (type < MPDT_T_DATA || type > MPDT_T_PROBE) {
+		sim_err(s, "%s sent a packet of type %u", n->name, type);
+		return;
+	}
+	h.hdr.src_port = n->port;
+	h.hdr.dst_port = peer_of(n)->port;
+	n->tx[type]++;
+	if (type == MPDT_T_DATA) {
+		const struct tmsg *t = container_of(m, struct tmsg, m);
+		const struct mpdt_data *d = &h.data;
+
+		if (!m || d->msg_id != m->id || d->msg_len != m->len ||
+		    d->offset > m->len || d->payload_len > m->len - d->offset ||
+		    h.hdr.nonce != e->nonce) {
+			sim_err(s, "%s sent DATA psn %u not of its message",
+				n->name, d->psn);
+			return;
+		}
+		if (h.hdr.flags & MPDT_F_RETX) {
+			if (!n->tx_retx++)
+				n->first_retx_at = s->now;
+		} else {
+			n->tx_new++;
+		}
+		payload = t->data + d->offset;
+		node_log(n, "xmit DATA psn=%u flags=0x%x ev=%u\n", d->psn,
+			 h.hdr.flags, h.hdr.ev);
+	} else {
+		if (m)
+			sim_err(s, "%s sent %s with a message", n->name,
+				type_name[type]);
+		node_log(n, "xmit %s\n", type_name[type]);
+	}
+	trace_pkt(s, n->name, "->", &h);
+	if (n->capture) {
+		if (n->ncap == CAP_MAX) {
+			sim_err(s, "%s captured too many packets", n->name);
+			return;
+		}
+		n->cap[n->ncap++] = (struct cap_pkt) {
+			.pkt = h, .payload = payload, .at = s->now,
+		};
+		return;
+	}
+	link_send(s, n, &h, payload);
+}
+
+/* As the module's glue: a timer already due no later is left alone. */
+static void op_arm_timer(struct mpdt_eng *e, u64 when)
+{
+	struct node *n = node_of(e);
+
+	if (!n->timer_at || when < n->timer_at)
+		n->timer_at = when;
+}
+
+static void op_count(struct mpdt_eng *e, enum mpdt_stat st, u64 v)
+{
+	struct node *n = node_of(e);
+
+	if (st <= MPDT_STAT_PAD || st >= __MPDT_STAT_MAX) {
+		sim_err(n->sim, "%s counted stat %d", n->name, st);
+		return;
+	}
+	n->stats[st] += v;
+	if (!n->count_calls[st]++)
+		n->first_at[st] = n->sim->now;
+	n->last_n[st] = v;
+	n->last_at[st] = n->sim->now;
+}
+
+static void op_tx_release(struct mpdt_eng *e, struct mpdt_eng_txmsg *m)
+{
+	struct tmsg *t = container_of(m, struct tmsg, m);
+	struct node *n = node_of(e);
+
+	if (t->released || !t->queued) {
+		sim_err(n->sim, "%s released message %u twice or unqueued",
+			n->name, t->idx);
+		return;
+	}
+	t->released = true;
+	t->acked = m->acked == m->npkts;
+	n->released++;
+	n->released_acked += t->acked;
+}
+
+static void op_tx_room(struct mpdt_eng *e)
+{
+	node_of(e)->rooms++;
+}
+
+static void op_failed(struct mpdt_eng *e)
+{
+	struct node *n = node_of(e);
+
+	n->failed++;
+	n->failed_at = n->sim->now;
+	if (!list_empty(&e->tx_msgs) || n->released != n->next)
+		sim_err(n->sim, "%s failed holding messages (%u of %u out)",
+			n->name, n->released, n->next);
+}
+
+static struct mpdt_reasm *op_rx_find(struct mpdt_eng *e, u32 id)
+{
+	struct rmsg *r;
+
+	for (r = node_of(e)->partial; r; r = r->next)
+		if (r->ra.id == id)
+			return &r->ra;
+	return NULL;
+}
+
+static struct mpdt_reasm *op_rx_admit(struct mpdt_eng *e,
+				      const struct mpdt_data *d)
+{
+	struct node *n = node_of(e);
+	struct rmsg *r;
+
+	if (op_rx_find(e, d->msg_id))
+		sim_err(n->sim, "%s admitted message %u twice", n->name,
+			d->msg_id);
+	if (n->refuse_left && d->msg_id == n->refuse_id) {
+		n->refuse_left--;
+		/* What the glue counts when it has no room. */
+		op_count(e, MPDT_STAT_DROP_NO_BUFFER, 1);
+		return NULL;
+	}
+	r = xcalloc(1, sizeof(*r));
+	r->buf = xcalloc(1, d->msg_len);
+	r->segs = xcalloc(mpdt_reasm_words(d->msg_len), sizeof(u64));
+	mpdt_reasm_init(&r->ra, d->msg_id, d->msg_len, r->segs);
+	r->next = n->partial;
+	n->partial = r;
+	n->admitted++;
+	return &r->ra;
+}
+
+static int op_rx_place(struct mpdt_eng *e, struct mpdt_reasm *ra,
+		       const struct mpdt_data *d, const void *payload)
+{
+	struct rmsg *r = container_of(ra, struct rmsg, ra);
+	const struct sim_payload *pl = payload;
+	struct node *n = node_of(e);
+
+	if (pl->avail < d->payload_len)
+		return -EPROTO;
+	if (d->offset > ra->len || d->payload_len > ra->len - d->offset) {
+		sim_err(n->sim, "%s placed bytes outside message %u", n->name,
+			ra->id);
+		return -EPROTO;
+	}
+	if (n->place_fail_left && ra->id == n->place_fail_id &&
+	    d->offset == n->place_fail_off) {
+		n->place_fail_left--;
+		return -ENOBUFS;
+	}
+	memcpy(r->buf + d->offset, pl->bytes, d->payload_len);
+	return 0;
+}
+
+static bool rmsg_unlink(struct node *n, struct rmsg *r)
+{
+	struct rmsg **pp;
+
+	for (pp = &n->partial; *pp; pp = &(*pp)->next) {
+		if (*pp == r) {
+			*pp = r->next;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void rmsg_free(struct rmsg *r)
+{
+	free(r->buf);
+	free(r->segs);
+	free(r);
+}
+
+/* The application gets the message: it must be the one the peer sent. */
+static void op_rx_deliver(struct mpdt_eng *e, struct mpdt_reasm *ra)
+{
+	struct rmsg *r = container_of(ra, struct rmsg, ra);
+	struct node *n = node_of(e), *from = peer_of(n);
+	struct tmsg *t = ra->id < from->nmsgs ? from->msgs[ra->id] : NULL;
+
+	if (!rmsg_unlink(n, r))
+		sim_err(n->sim, "%s delivered message %u it did not admit",
+			n->name, ra->id);
+	n->delivered++;
+	if (!t || ra->len != t->m.len || ra->rcvd != ra->len ||
+	    memcmp(r->buf, t->data, ra->len))
+		sim_err(n->sim, "%s delivered message %u corrupt", n->name,
+			ra->id);
+	else if (t->delivered++)
+		sim_err(n->sim, "%s delivered message %u twice", n->name,
+			ra->id);
+	rmsg_free(r);
+}
+
+static void op_rx_forget(struct mpdt_eng *e)
+{
+	struct node *n = node_of(e);
+	struct rmsg *r;
+
+	n->forgets++;
+	while (n->partial) {
+		r = n->partial;
+		n->partial = r->next;
+		n->forgotten++;
+		rmsg_free(r);
+	}
+}
+
+static const struct mpdt_eng_ops sim_ops = {
+	.xmit		= op_xmit,
+	.arm_timer	= op_arm_timer,
+	.count		= op_count,
+	.tx_release	= op_tx_release,
+	.tx_room	= op_tx_room,
+	.failed		= op_failed,
+	.rx_find	= op_rx_find,
+	.rx_admit	= op_rx_admit,
+	.rx_place	= op_rx_place,
+	.rx_deliver	= op_rx_deliver,
+	.rx_forget	= op_rx_forget,
+};
+
+/* ---- Nodes and the simulation ---------------------------------------- */
+
+static void node_init(struct sim *s, u32 idx, const struct mpdt_lb_ops *lb,
+		      const struct mpdt_cc_ops *cc)
+{
+	struct node *n = &s->n[idx];
+	struct mpdt_eng *e = &n->eng;
+	u32 window = s->p.rx_window;
+
+	n->sim = s;
+	n->idx = idx;
+	n->name = idx ? "B" : "A";
+	n->port = idx ? PORT_B : PORT_A;
+	n->window = U32_MAX;
+	n->want_incarnations = 1;
+	n->nonce_base = (u32)unit_rand(&s->rng);
+	n->seed = unit_rand(&s->rng);
+	n->ring = xcalloc(window, sizeof(*n->ring));
+	n->rx_bits = xcalloc(window / 64, sizeof(u64));
+	n->cap = xcalloc(CAP_MAX, sizeof(*n->cap));
+	n->log = xcalloc(1, LOG_MAX);
+	/* As conn.c: a zeroed engine, the policies' state sized for @p. */
+	memset(e, 0, sizeof(*e));
+	mpdt_eng_init(e, &sim_ops, &s->p, n->rx_bits, window, s->now);
+	e->lb.ops = lb;
+	e->lb.entropies = s->p.entropies;
+	e->lb.priv_len = lb->priv_size ? lb->priv_size(&s->p) : 0;
+	e->lb.priv = e->lb.priv_len ? xcalloc(1, e->lb.priv_len) : NULL;
+	e->cc.ops = cc;
+	e->cc.priv = cc->priv_size ? xcalloc(1, cc->priv_size) : NULL;
+}
+
+static struct sim *sim_new(const struct mpdt_params *p,
+			   const struct mpdt_lb_ops *lb,
+			   const struct mpdt_cc_ops *cc, u64 seed)
+{
+	struct sim *s = xcalloc(1, sizeof(*s));
+	u32 i;
+
+	trace = getenv("MPDT_ENGINE_TRACE") &&
+		strtoull(getenv("MPDT_ENGINE_TRACE"), NULL, 0) == seed;
+	s->p = *p;
+	s->rng.state = seed;
+	s->now = T0;
+	for (i = 0; i < NODES; i++) {
+		s->link[i].delay_ns = LINK_DELAY;
+		s->link[i].mbps = LINK_MBPS;
+		node_init(s, i, lb, cc);
+	}
+	return s;
+}
+
+static void sim_free(struct sim *s)
+{
+	u32 i, j;
+
+	for (i = 0; i < s->nheap; i++)
+		free(s->heap[i].buf);
+	free(s->heap);
+	for (i = 0; i < NODES; i++) {
+		struct node *n = &s->n[i];
+
+		for (j = 0; j < n->nmsgs; j++) {
+			free(n->msgs[j]->data);
+			free(n->msgs[j]);
+		}
+		free(n->msgs);
+		while (n->partial) {
+			struct rmsg *r = n->partial;
+
+			n->partial = r->next;
+			rmsg_free(r);
+		}
+		free(n->ring);
+		free(n->rx_bits);
+		free(n->cap);
+		free(n->log);
+		free(n->eng.lb.priv);
+		free(n->eng.cc.priv);
+	}
+	free(s);
+}
+
+/* The application queues a message of @len bytes (sent by node_pump()). */
+static struct tmsg *node_add(struct node *n, u32 len)
+{
+	struct tmsg *t = xcalloc(1, sizeof(*t));
+	u32 i, mss = n->sim->p.payload;
+
+	t->idx = n->nmsgs;
+	t->m.len = len;
+	t->m.mss = mss;
+	t->m.npkts = max(1U, DIV_ROUND_UP(len, mss));
+	t->data = xcalloc(1, len);
+	for (i = 0; i < len; i++)
+		t->data[i] = pattern(n->idx, t->idx, i);
+	n->msgs = realloc(n->msgs, (n->nmsgs + 1) * sizeof(*n->msgs));
+	if (!n->msgs)
+		abort();
+	n->msgs[n->nmsgs++] = t;
+	n->total_pkts += t->m.npkts;
+	return t;
+}
+
+static void node_start(struct node *n)
+{
+	n->incarnations++;
+	mpdt_eng_start(&n->eng, n->ring, n->nonce_base + n->incarnations,
+		       n->seed + n->incarnations, n->sim->now);
+}
+
+/* Hand the engine what the application has queued, as sendmsg() does,
+ * keeping at most @window messages unacknowledged (the send buffer).
+ */
+static void node_pump(struct node *n)
+{
+	struct sim *s = n->sim;
+
+	while (n->next < n->nmsgs && n->eng.msgs_inflight < n->window &&
+	       n->eng.state != MPDT_ENG_TIME_WAIT &&
+	       !(n->failed && n->stop_on_fail)) {
+		struct tmsg *t = n->msgs[n->next++];
+
+		if (mpdt_eng_needs_start(&n->eng, s->now))
+			node_start(n);
+		t->queued = true;
+		mpdt_eng_send(&n->eng, &t->m, s->now);
+		if (t->m.id != t->idx)
+			sim_err(s, "%s message %u got id %u", n->name, t->idx,
+				t->m.id);
+	}
+}
+
+/* The next event: a packet's arrival, or (*@tn set) a timer. */
+static u64 sim_next(struct sim *s, struct node **tn)
+{
+	u64 at = s->nheap ? s->heap[0].at : U64_MAX;
+	u32 i;
+
+	*tn = NULL;
+	for (i = 0; i < NODES; i++) {
+		if (s->n[i].timer_at && s->n[i].timer_at < at) {
+			at = s->n[i].timer_at;
+			*tn = &s->n[i];
+		}
+	}
+	return at;
+}
+
+static void fire_timer(struct sim *s, struct node *n)
+{
+	s->now = max(s->now, n->timer_at);
+	n->timer_at = 0;
+	if (trace)
+		fprintf(stderr, "%10llu %s timer\n", s->now, n->name);
+	mpdt_eng_on_timer(&n->eng, s->now);
+}
+
+static void sim_step(struct sim *s)
+{
+	struct node *tn;
+	u64 at = sim_next(s, &tn);
+	u32 i;
+
+	s->events++;
+	if (tn) {
+		fire_timer(s, tn);
+	} else {
+		struct sim_ev ev = heap_pop(s);
+
+		s->now = max(s->now, at);
+		/* Byte 1 of the common header is the type. */
+		s->link[1 - ev.to].delivered[ev.buf[1]]++;
+		deliver_buf(s, ev.to, ev.buf, ev.len, ev.ce);
+		free(ev.buf);
+	}
+	for (i = 0; i < NODES; i++)
+		node_pump(&s->n[i]);
+}
+
+/* Run every event due by @until; true if nothing is left to happen. */
+static bool sim_run(struct sim *s, u64 until)
+{
+	struct node *tn;
+	u32 i;
+	u64 at;
+
+	for (i = 0; i < NODES; i++)
+		node_pump(&s->n[i]);
+	for (;;) {
+		at = sim_next(s, &tn);
+		if (at == U64_MAX)
+			return true;
+		if (at > until || s->events >= EVENTS_MAX)
+			return false;
+		sim_step(s);
+	}
+}
+
+/* ---- Stub policies that log their hooks ------------------------------ */
+
+static struct node *lb_node(struct mpdt_lb *lb)
+{
+	return node_of(container_of(lb, struct mpdt_eng, lb));
+}
+
+static struct node *cc_node(struct mpdt_cc *cc)
+{
+	return node_of(container_of(cc, struct mpdt_eng, cc));
+}
+
+static void stub_lb_init(struct mpdt_lb *lb, const struct mpdt_params *p,
+			 u64 seed)
+{
+	node_log(lb_node(lb), "lb.init\n");
+}
+
+/* EV 100 + psn % 100: every packet's EV names its PSN. */
+static u16 stub_choose_ev(struct mpdt_lb *lb, struct mpdt_lb_ctx *ctx)
+{
+	node_log(lb_node(lb), "lb.choose_ev psn=%u resend=%d\n", ctx->psn,
+		 ctx->resend);
+	return 100 + ctx->psn % 100;
+}
+
+static void stub_lb_on_ack(struct mpdt_lb *lb, const struct mpdt_lb_ack *a)
+{
+	struct node *n = lb_node(lb);
+	u32 i;
+
+	node_log(n, "lb.on_ack rtt=%llu evs=", a->rtt_ns);
+	for (i = 0; i < a->acked_count; i++)
+		node_log(n, "%s%u", i ? "," : "", a->acked_evs[i]);
+	node_log(n, "\n");
+}
+
+static void stub_lb_on_nack(struct mpdt_lb *lb, u16 ev, u8 code, u64 now)
+{
+	node_log(lb_node(lb), "lb.on_nack ev=%u code=%u\n", ev, code);
+}
+
+/* The RTT the engine holds when a loss is reported: step 1 (the sample)
+ * must have run already.
+ */
+static void stub_lb_on_loss(struct mpdt_lb *lb, u16 ev, bool rto, u64 now)
+{
+	struct mpdt_eng *e = container_of(lb, struct mpdt_eng, lb);
+
+	node_log(lb_node(lb), "lb.on_loss ev=%u rto=%d rtt=%llu\n", ev, rto,
+		 e->rtt.latest);
+}
+
+static const struct mpdt_lb_ops stub_lb = {
+	.name		= "stub",
+	.init		= stub_lb_init,
+	.choose_ev	= stub_choose_ev,
+	.on_ack		= stub_lb_on_ack,
+	.on_nack	= stub_lb_on_nack,
+	.on_loss	= stub_lb_on_loss,
+};
+
+/* A window of 20 packets, changed only by the tests. */
+static void stub_cc_init(struct mpdt_cc *cc, const struct mpdt_params *p)
+{
+	cc->cwnd = 20 * cc->mss;
+	node_log(cc_node(cc), "cc.init\n");
+}
+
+static void stub_cc_on_ack(struct mpdt_cc *cc, const struct mpdt_cc_ack *a)
+{
+	struct node *n = cc_node(cc);
+
+	n->stub_rtt = a->rtt_ns;
+	node_log(n, "cc.on_ack rtt=%llu acked=%llu inflight=%llu probe=%d\n",
+		 a->rtt_ns, a->acked_bytes, a->inflight, a->probe);
+}
+
+static void stub_cc_on_nack(struct mpdt_cc *cc, u8 code, u64 now)
+{
+	node_log(cc_node(cc), "cc.on_nack code=%u\n", code);
+}
+
+static void stub_cc_on_timeout(struct mpdt_cc *cc, u64 now)
+{
+	node_log(cc_node(cc), "cc.on_timeout\n");
+}
+
+/* MCC (§3) judges a message by the delay sampled until it completed: the
+ * rtt logged is the one the latest on_ack carried.
+ */
+static void stub_cc_on_message_done(struct mpdt_cc *cc, u64 msg_bytes,
+				    u64 delay_ns, u64 now)
+{
+	struct node *n = cc_node(cc);
+
+	node_log(n, "cc.on_message_done len=%llu delay=%llu rtt=%llu\n",
+		 msg_bytes, delay_ns, n->stub_rtt);
+}
+
+static const struct mpdt_cc_ops stub_cc = {
+	.name		= "stub",
+	.init		= stub_cc_init,
+	.on_ack		= stub_cc_on_ack,
+	.on_nack	= stub_cc_on_nack,
+	.on_timeout	= stub_cc_on_timeout,
+	.on_message_done = stub_cc_on_message_done,
+};
+
+/* The latest packet of @type node @n captured, or NULL. */
+static const struct cap_pkt *last_cap(const struct node *n, u8 type)
+{
+	u32 i;
+
+	for (i = n->ncap; i--; )
+		if (n->cap[i].pkt.hdr.type == type)
+			return &n->cap[i];
+	return NULL;
+}
+
+/* The log lines of a packet chosen an EV for and sent: @psn, new or a
+ * repair (with RETX and AR), on the stub's EV.
+ */
+static void want_xmit(char *want, size_t size, u32 psn, bool resend,
+		      u16 flags)
+{
+	cat(want, size, "lb.choose_ev psn=%u resend=%d\n", psn, resend);
+	cat(want, size, "xmit DATA psn=%u flags=0x%x ev=%u\n", psn, flags,
+	    100 + psn % 100);
+}
+
+/* @log is @head, then repairs of PSNs @from, @from + 1, ... and nothing
+ * else: how many repairs follow an RTO is the scoreboard's business (all
+ * of the window, or the oldest alone while it verifies the timeout, as
+ * F-RTO does), the order of the hooks is the engine's.
+ */
+static bool log_is(const char *log, const char *head, u32 from)
+{
+	char want[256];
+	size_t n = strlen(head);
+
+	if (strncmp(log, head, n))
+		return false;
+	for (log += n; *log; log += n, from++) {
+		want[0] = '\0';
+		want_xmit(want, sizeof(want), from, true,
+			  MPDT_F_RETX | MPDT_F_AR);
+		n = strlen(want);
+		if (strncmp(log, want, n))
+			return false;
+	}
+	return true;
+}
+
+/* ---- Checking a whole run -------------------------------------------- */
+
+struct report {
+	char buf[REPORT_MAX];
+};
+
+static void rep_eq(struct report *r, const struct node *n, const char *what,
+		   u64 got, u64 want)
+{
+	if (got != want)
+		cat(r->buf, sizeof(r->buf), "%s %s: %llu, want %llu\n",
+		    n->name, what, got, want);
+}
+
+static void rep_true(struct report *r, const struct node *n,
+		     const char *what, bool ok)
+{
+	if (!ok)
+		cat(r->buf, sizeof(r->buf), "%s: not %s\n", n->name, what);
+}
+
+static u64 retx_stats(const struct node *n)
+{
+	return n->stats[MPDT_STAT_RETX_OOO] + n->stats[MPDT_STAT_RETX_PROBE] +
+	       n->stats[MPDT_STAT_RETX_RTO] + n->stats[MPDT_STAT_RETX_NACK];
+}
+
+/* Node @n's messages to its peer @m, in one incarnation: each delivered
+ * once, intact (op_rx_deliver() compared the bytes), and acknowledged,
+ * and every counter of both ends tells the same story.
+ */
+static void check_direction(struct sim *s, struct node *n, struct report *r)
+{
+	struct node *m = peer_of(n);
+	const struct link *l = &s->link[n->idx], *back = &s->link[m->idx];
+	u64 sb_retx = 0, once = 0, t;
+	u32 i;
+
+	for (i = 0; i < n->nmsgs; i++)
+		once += n->msgs[i]->delivered == 1 && n->msgs[i]->acked;
+	rep_eq(r, n, "messages delivered once and acked", once, n->nmsgs);
+	rep_eq(r, n, "MSG_TX", n->stats[MPDT_STAT_MSG_TX], n->nmsgs);
+	rep_eq(r, n, "msgs_sent", n->eng.msgs_sent, n->nmsgs);
+	rep_eq(r, n, "MSG_ACKED", n->stats[MPDT_STAT_MSG_ACKED], n->nmsgs);
+	rep_eq(r, n, "msgs_acked", n->eng.msgs_acked, n->nmsgs);
+	rep_eq(r, n, "released", n->released, n->nmsgs);
+	rep_eq(r, n, "released acked", n->released_acked, n->nmsgs);
+	rep_eq(r, n, "msgs_inflight", n->eng.msgs_inflight, 0);
+	rep_eq(r, n, "failed", n->failed, 0);
+	rep_eq(r, n, "CONN_FAILED", n->stats[MPDT_STAT_CONN_FAILED], 0);
+	rep_eq(r, m, "MSG_RX", m->stats[MPDT_STAT_MSG_RX], n->nmsgs);
+	rep_eq(r, m, "msgs_rcvd", m->eng.msgs_rcvd, n->nmsgs);
+	rep_eq(r, m, "delivered", m->delivered, n->nmsgs);
+
+	/* Each packet goes out new once; every resend follows a loss the
+	 * scoreboard declared (and counted), unless the packet was
+	 * acknowledged before its turn came.
+	 */
+	rep_eq(r, n, "DATA sent new", n->tx_new, n->total_pkts);
+	rep_eq(r, n, "DATA sent", n->tx[MPDT_T_DATA], n->tx_new + n->tx_retx);
+	for (i = 0; i < __MPDT_RETX_MAX; i++)
+		sb_retx += n->eng.sb.retx[i];
+	rep_eq(r, n, "RETX_* counted", retx_stats(n), sb_retx);
+	rep_true(r, n, "resending only what was declared lost",
+		 n->tx_retx <= retx_stats(n));
+	rep_eq(r, n, "probes", n->eng.probes, n->tx[MPDT_T_PROBE]);
+	rep_eq(r, n, "rtos", n->eng.rtos, n->stats[MPDT_STAT_RTO]);
+
+	/* The receiver accepts each PSN once; every other DATA is counted
+	 * as why it was not.
+	 */
+	rep_eq(r, m, "RX_DATA", m->stats[MPDT_STAT_RX_DATA],
+	       l->delivered[MPDT_T_DATA]);
+	t = n->total_pkts + m->stats[MPDT_STAT_RX_DUP_DATA] +
+	    m->stats[MPDT_STAT_DROP_TRIMMED] +
+	    m->stats[MPDT_STAT_DROP_NO_BUFFER];
+	rep_eq(r, m, "RX_DATA by fate", m->stats[MPDT_STAT_RX_DATA], t);
+	rep_eq(r, m, "RX_PROBE", m->stats[MPDT_STAT_RX_PROBE],
+	       l->delivered[MPDT_T_PROBE]);
+	rep_eq(r, m, "sacks_sent", m->eng.sacks_sent, m->tx[MPDT_T_SACK]);
+	rep_eq(r, m, "nacks_sent", m->eng.nacks_sent, m->tx[MPDT_T_NACK]);
+	rep_eq(r, n, "RX_SACK", n->stats[MPDT_STAT_RX_SACK],
+	       back->delivered[MPDT_T_SACK]);
+	rep_eq(r, n, "sacks_rcvd", n->eng.sacks_rcvd,
+	       n->stats[MPDT_STAT_RX_SACK]);
+	/* A NACK can come late, for a packet acknowledged since. */
+	rep_eq(r, n, "RX_NACK", n->stats[MPDT_STAT_RX_NACK],
+	       n->eng.nacks_rcvd + n->stats[MPDT_STAT_DROP_BOGUS_ACK]);
+
+	/* Nothing left in flight or being assembled. */
+	rep_true(r, n, "idle", mpdt_sb_idle(&n->eng.sb));
+	rep_eq(r, n, "inflight", mpdt_sb_inflight(&n->eng.sb), 0);
+	rep_eq(r, n, "lost_pending", n->eng.sb.lost_pending, 0);
+	rep_true(r, n, "holding nothing", mpdt_eng_holds_nothing(&n->eng));
+	rep_true(r, m, "assembling nothing", !m->partial && !m->eng.rx_partial);
+}
+
+static void check_node(struct node *n, struct report *r)
+{
+	static const enum mpdt_stat never[] = {
+		MPDT_STAT_DROP_STALE_NONCE, MPDT_STAT_DROP_NEW_NONCE,
+		MPDT_STAT_DROP_OUT_OF_WINDOW, MPDT_STAT_DROP_MSG_MISMATCH,
+		MPDT_STAT_DROP_OVERLAP, MPDT_STAT_DROP_SHORT,
+		MPDT_STAT_DROP_NO_SOCKET, MPDT_STAT_RX_MSG_EXPIRED,
+	};
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(never); i++)
+		rep_eq(r, n, "a drop that must not happen",
+		       n->stats[never[i]], 0);
+	for (i = MPDT_T_DATA; i <= MPDT_T_PROBE; i++) {
+		const struct link *l = &n->sim->link[n->idx];
+
+		rep_eq(r, n, "packets through the link", l->sent[i],
+		       l->delivered[i] + l->dropped[i] - l->dups[i]);
+	}
+	/* Each new incarnation of the peer retires the one before; none
+	 * had a message left half-assembled.
+	 */
+	rep_eq(r, n, "forgets", n->forgets,
+	       peer_of(n)->incarnations ? peer_of(n)->incarnations - 1 : 0);
+	rep_eq(r, n, "messages forgotten", n->forgotten, 0);
+	rep_eq(r, n, "incarnations", n->incarnations,
+	       n->nmsgs ? n->want_incarnations : 0);
+}
+
+/* Everything a finished run must show; an empty report if it does. */
+static const char *check_run(struct sim *s, bool drained, struct report *r)
+{
+	u32 i;
+
+	r->buf[0] = '\0';
+	if (s->nerr)
+		cat(r->buf, sizeof(r->buf), "%u errors, first %s\n", s->nerr,
+		    s->err);
+	if (!drained)
+		cat(r->buf, sizeof(r->buf), "not finished at %llu ns\n",
+		    s->now);
+	for (i = 0; i < NODES; i++) {
+		check_direction(s, &s->n[i], r);
+		check_node(&s->n[i], r);
+	}
+	return r->buf;
+}
+
+static void log_run(struct __test_metadata *_metadata, const struct sim *s)
+{
+	u32 i, t;
+
+	for (i = 0; i < NODES; i++) {
+		const struct node *n = &s->n[i];
+		const struct link *l = &s->link[i];
+		u64 dropped = 0;
+
+		for (t = MPDT_T_DATA; t <= MPDT_T_PROBE; t++)
+			dropped += l->dropped[t];
+		TH_LOG("%s: %u msgs %llu pkts: new %llu, resent %llu", n->name,
+		       n->nmsgs, n->total_pkts, n->tx_new, n->tx_retx);
+		TH_LOG("%s: lost by ooo %llu probe %llu rto %llu nack %llu; "
+		       "probes %llu rtos %llu",
+		       n->name, n->stats[MPDT_STAT_RETX_OOO],
+		       n->stats[MPDT_STAT_RETX_PROBE],
+		       n->stats[MPDT_STAT_RETX_RTO],
+		       n->stats[MPDT_STAT_RETX_NACK], n->eng.probes,
+		       n->eng.rtos);
+		TH_LOG("%s: the link dropped %llu, duplicated %llu, "
+		       "trimmed %llu, marked %llu",
+		       n->name, dropped, l->dups[MPDT_T_DATA], l->trimmed,
+		       l->marked);
+	}
+	TH_LOG("%llu events, %llu us simulated", s->events,
+	       (s->now - T0) / 1000);
+}
+
+/* Every test runs on the module's defaults (or says what it changes). */
+TEST(default_params_are_valid)
+{
+	struct mpdt_params p = default_params();
+
+	EXPECT_EQ(NULL, mpdt_params_invalid(&p));
+	EXPECT_EQ(p.rx_window, 4096);
+	EXPECT_EQ(89, mpdt_bdp(&p) / p.payload);
+	/* The simulated RTT leaves a probe answer fast (§3.3.2). */
+	EXPECT_GT(2 * UNIT_US(p.base_rtt_us), 2 * LINK_DELAY + UNIT_US(10));
+}
+
+/* ---- 1. The order of the policy hooks ---------------------------------- */
+
+/* One SACK that acknowledges eleven single-packet messages and shows the
+ * first packet lost by the OOO rule (§3.3.2): the hooks run in the order
+ * of engine.c's header comment, each message's completion sees the RTT of
+ * this very SACK, and the repairs and new packets follow.
+ */
+TEST(hooks_of_one_sack_run_in_order)
+{
+	struct mpdt_params p = default_params();
+	struct sim *s = sim_new(&p, &stub_lb, &stub_cc, 1);
+	struct node *a = &s->n[0], *b = &s->n[1];
+	const struct cap_pkt *sack;
+	char want[LOG_MAX] = "";
+	u32 i;
+
+	a->capture = true;
+	b->capture = true;
+	a->logging = true;
+	node_add(a, 1000);
+	node_pump(a);
+	ASSERT_EQ(1, a->tx_new);
+	s->now = T0 + UNIT_MS(1);
+	for (i = 1; i <= 11; i++)
+		node_add(a, 1000 + i);
+	node_pump(a);
+	ASSERT_EQ(12, a->tx_new);
+	/* A smaller window: the OOO threshold falls to its floor of five
+	 * packets, and the next two messages must wait for room.
+	 */
+	a->eng.cc.cwnd = 5 * a->eng.cc.mss;
+	node_add(a, 1012);
+	node_add(a, 1013);
+	node_pump(a);
+	ASSERT_EQ(12, a->tx_new);
+
+	/* B receives PSNs 1-11, not 0; its latest SACK says so. */
+	s->now += UNIT_US(50);
+	for (i = 1; i < a->ncap; i++)
+		cap_inject(s, 1, &a->cap[i]);
+	sack = last_cap(b, MPDT_T_SACK);
+	ASSERT_NE(NULL, sack);
+	ASSERT_EQ(0, sack->pkt.sack.epsn);
+	ASSERT_EQ(11, sack->pkt.sack.ooo_count);
+
+	s->now += UNIT_US(50);
+	log_clear(a);
+	cap_inject(s, 0, sack);
+
+	/* 1. the RTT sample (100 us), seen by every later hook */
+	/* 2. the OOO loss of PSN 0, unacked for 1.1 ms > 1.5 srtt */
+	cat(want, sizeof(want), "lb.on_loss ev=100 rto=0 rtt=100000\n");
+	/* 3. the policy hears of the eleven, in PSN order */
+	cat(want, sizeof(want), "lb.on_ack rtt=100000 evs=");
+	for (i = 1; i <= 11; i++)
+		cat(want, sizeof(want), "%s%u", i > 1 ? "," : "", 100 + i);
+	cat(want, sizeof(want), "\n");
+	/* 4. 11066 bytes acknowledged; PSN 0's are claimed lost */
+	cat(want, sizeof(want),
+	    "cc.on_ack rtt=100000 acked=11066 inflight=0 probe=0\n");
+	/* 5. each completed message, after on_ack, with its RTT */
+	for (i = 1; i <= 11; i++)
+		cat(want, sizeof(want),
+		    "cc.on_message_done len=%u delay=100000 rtt=100000\n",
+		    1000 + i);
+	/* 6. the repair first, then what waited for room */
+	want_xmit(want, sizeof(want), 0, true, MPDT_F_RETX | MPDT_F_AR);
+	want_xmit(want, sizeof(want), 12, false, 0);
+	want_xmit(want, sizeof(want), 13, false, MPDT_F_AR);
+	EXPECT_STREQ(want, a->log);
+
+	EXPECT_EQ(1, a->stats[MPDT_STAT_RETX_OOO]);
+	EXPECT_EQ(11, a->stats[MPDT_STAT_MSG_ACKED]);
+	EXPECT_EQ(11, a->released_acked);
+	EXPECT_EQ(1, a->rooms);
+	EXPECT_EQ(1, a->eng.sacks_rcvd);
+	EXPECT_EQ(0, s->nerr) {
+		TH_LOG("%s", s->err);
+	}
+	sim_free(s);
+}
+
+/* The same order when the loss is the probe's (§3.3.2): its answer came
+ * fast with no SACK since, so what was sent before it is lost; the
+ * congestion control is told the SACK answers a probe.
+ */
+TEST(hooks_of_a_probe_answer_run_in_order)
+{
+	struct mpdt_params p = default_params();
+	struct sim *s = sim_new(&p, &stub_lb, &stub_cc, 4);
+	struct node *a = &s->n[0], *b = &s->n[1];
+	const struct cap_pkt *probe, *sack;
+	char want[LOG_MAX] = "";
+	u32 i;
+
+	a->capture = true;
+	b->capture = true;
+	a->logging = true;
+	for (i = 0; i < 4; i++)
+		node_add(a, 1000 + i);
+	node_pump(a);
+	ASSERT_EQ(4, a->tx_new);
+	/* B gets PSNs 1-3; its SACKs are lost. */
+	s->now += UNIT_US(40);
+	for (i = 1; i < 4; i++)
+		cap_inject(s, 1, &a->cap[i]);
+	fire_timer(s, a);
+	ASSERT_EQ(T0 + 3 * UNIT_US(p.base_rtt_us), s->now);
+	probe = last_cap(a, MPDT_T_PROBE);
+	ASSERT_NE(NULL, probe);
+	EXPECT_EQ(0, probe->pkt.probe.sack_base);
+	s->now += UNIT_US(50);
+	cap_inject(s, 1, probe);
+	sack = last_cap(b, MPDT_T_SACK);
+	ASSERT_NE(NULL, sack);
+	ASSERT_EQ(MPDT_F_PROBE_ACK, sack->pkt.hdr.flags);
+
+	s->now += UNIT_US(50);
+	log_clear(a);
+	cap_inject(s, 0, sack);
+	cat(want, sizeof(want), "lb.on_loss ev=100 rto=0 rtt=100000\n");
+	cat(want, sizeof(want), "lb.on_ack rtt=100000 evs=101,102,103\n");
+	cat(want, sizeof(want),
+	    "cc.on_ack rtt=100000 acked=3006 inflight=0 probe=1\n");
+	for (i = 1; i < 4; i++)
+		cat(want, sizeof(want),
+		    "cc.on_message_done len=%u delay=400000 rtt=100000\n",
+		    1000 + i);
+	want_xmit(want, sizeof(want), 0, true, MPDT_F_RETX | MPDT_F_AR);
+	EXPECT_STREQ(want, a->log);
+	EXPECT_EQ(1, a->stats[MPDT_STAT_RETX_PROBE]);
+	EXPECT_EQ(0, a->stats[MPDT_STAT_RETX_OOO]);
+	EXPECT_EQ(0, s->nerr) {
+		TH_LOG("%s", s->err);
+	}
+	sim_free(s);
+}
+
+/* An RTO (§3.3.2) declares the whole window lost, but only the oldest
+ * packet has certainly overstayed: the policy hears of that one alone, as
+ * a timeout, then the congestion control of the timeout.
+ */
+TEST(rto_blames_the_oldest_packet_only)
+{
+	struct mpdt_params p = default_params();
+	struct sim *s = sim_new(&p, &stub_lb, &stub_cc, 2);
+	struct node *a = &s->n[0];
+	char want[LOG_MAX] = "";
+	u32 i;
+
+	a->capture = true;
+	a->logging = true;
+	for (i = 0; i < 3; i++)
+		node_add(a, 1000 + i);
+	node_pump(a);
+	ASSERT_EQ(3, a->tx_new);
+	/* Nothing answers: probes go out until the RTO. */
+	for (i = 0; !a->stats[MPDT_STAT_RTO]; i++) {
+		ASSERT_GT(1000, i);
+		ASSERT_NE(0, a->timer_at);
+		log_clear(a);
+		fire_timer(s, a);
+	}
+	EXPECT_EQ(T0 + UNIT_US(p.rto_min_us), s->now);
+	EXPECT_LT(0, a->eng.probes);
+
+	cat(want, sizeof(want), "lb.on_loss ev=100 rto=1 rtt=0\n");
+	cat(want, sizeof(want), "cc.on_timeout\n");
+	want_xmit(want, sizeof(want), 0, true, MPDT_F_RETX | MPDT_F_AR);
+	EXPECT_TRUE(log_is(a->log, want, 1)) {
+		TH_LOG("want %sthen repairs of PSNs 1, 2 at most; got\n%s",
+		       want, a->log);
+	}
+	EXPECT_EQ(3, a->stats[MPDT_STAT_RETX_RTO]);
+	EXPECT_EQ(1, a->stats[MPDT_STAT_RTO]);
+	EXPECT_EQ(0, a->stats[MPDT_STAT_RETX_PROBE]);
+	EXPECT_EQ(0, s->nerr) {
+		TH_LOG("%s", s->err);
+	}
+	sim_free(s);
+}
+
+/* The same when the oldest packet was already declared lost (here NACKed
+ * as trimmed) and waits for room in the window: the timeout must still
+ * reach the policy, once, against the oldest packet's path.  (The RTO
+ * itself declares only packets in flight: reporting its losses would miss
+ * this one, and REPS would not freeze nor PRIME penalise.)
+ */
+TEST(rto_blames_the_oldest_packet_even_when_it_waits)
+{
+	struct mpdt_params p = default_params();
+	struct sim *s = sim_new(&p, &stub_lb, &stub_cc, 5);
+	struct node *a = &s->n[0], *b = &s->n[1];
+	char want[LOG_MAX] = "";
+	const struct cap_pkt *nack;
+	struct cap_pkt trimmed;
+	u32 i;
+
+	a->capture = true;
+	b->capture = true;
+	a->logging = true;
+	for (i = 0; i < 5; i++)
+		node_add(a, 1000 + i);
+	node_pump(a);
+	ASSERT_EQ(5, a->tx_new);
+	/* Three packets' worth of window: no room to resend PSN 0. */
+	a->eng.cc.cwnd = 3 * a->eng.cc.mss;
+	s->now += UNIT_US(40);
+	trimmed = a->cap[0];
+	trimmed.pkt.hdr.flags |= MPDT_F_TRIMMED;
+	sim_inject(s, 1, &trimmed.pkt, NULL, 0, false);
+	nack = last_cap(b, MPDT_T_NACK);
+	ASSERT_NE(NULL, nack);
+	s->now += UNIT_US(40);
+	cap_inject(s, 0, nack);
+	ASSERT_EQ(1, a->stats[MPDT_STAT_RETX_NACK]);
+	ASSERT_EQ(1, a->eng.sb.lost_pending);
+	ASSERT_EQ(0, a->tx_retx);
+
+	for (i = 0; !a->stats[MPDT_STAT_RTO]; i++) {
+		ASSERT_GT(1000, i);
+		ASSERT_NE(0, a->timer_at);
+		log_clear(a);
+		fire_timer(s, a);
+	}
+	EXPECT_EQ(T0 + UNIT_US(p.rto_min_us), s->now);
+	EXPECT_EQ(4, a->stats[MPDT_STAT_RETX_RTO]);
+
+	/* Then the repairs, oldest first, as many as the window takes. */
+	cat(want, sizeof(want), "lb.on_loss ev=100 rto=1 rtt=0\n"
+	    "cc.on_timeout\n");
+	want_xmit(want, sizeof(want), 0, true, MPDT_F_RETX | MPDT_F_AR);
+	EXPECT_TRUE(log_is(a->log, want, 1)) {
+		TH_LOG("want %sthen repairs of PSNs 1-3 at most; got\n%s",
+		       want, a->log);
+	}
+	sim_free(s);
+}
+
+/* A NACK reaches the policies as a NACK, never as a loss. */
+TEST(nack_reaches_the_policies_as_a_nack)
+{
+	struct mpdt_params p = default_params();
+	struct sim *s = sim_new(&p, &stub_lb, &stub_cc, 3);
+	struct node *a = &s->n[0], *b = &s->n[1];
+	struct cap_pkt trimmed;
+	const struct cap_pkt *nack;
+	char want[LOG_MAX] = "";
+	u32 i;
+
+	a->capture = true;
+	b->capture = true;
+	a->logging = true;
+	for (i = 0; i < 3; i++)
+		node_add(a, 1000 + i);
+	node_pump(a);
+	ASSERT_EQ(3, a->ncap);
+	s->now += UNIT_US(40);
+	trimmed = a->cap[1];
+	trimmed.pkt.hdr.flags |= MPDT_F_TRIMMED;
+	sim_inject(s, 1, &trimmed.pkt, NULL, 0, false);
+	nack = last_cap(b, MPDT_T_NACK);
+	ASSERT_NE(NULL, nack);
+	EXPECT_EQ(1, nack->pkt.nack.psn);
+	EXPECT_EQ(MPDT_NACK_TRIMMED, nack->pkt.nack.code);
+	EXPECT_EQ(1, b->stats[MPDT_STAT_DROP_TRIMMED]);
+
+	s->now += UNIT_US(40);
+	log_clear(a);
+	cap_inject(s, 0, nack);
+	cat(want, sizeof(want), "lb.on_nack ev=101 code=%u\n",
+	    MPDT_NACK_TRIMMED);
+	cat(want, sizeof(want), "cc.on_nack code=%u\n", MPDT_NACK_TRIMMED);
+	want_xmit(want, sizeof(want), 1, true, MPDT_F_RETX | MPDT_F_AR);
+	EXPECT_STREQ(want, a->log);
+	EXPECT_EQ(1, a->stats[MPDT_STAT_RETX_NACK]);
+	EXPECT_EQ(1, a->eng.nacks_rcvd);
+	EXPECT_EQ(0, s->nerr) {
+		TH_LOG("%s", s->err);
+	}
+	sim_free(s);
+}
+
+/* ---- 2. Whole connections ---------------------------------------------- */
+
+struct run_cfg {
+	const char *lb, *cc;
+	u32 msgs[NODES];	/* messages each node sends */
+	u32 window;		/* unacknowledged messages at most */
+	u32 loss_pm, dup_pm, trim_pm;
+	u64 spread_ns, jitter_ns, ecn_ns;
+	u64 seed;
+};
+
+/* Mostly one to three packets; a few empty; some up to 40 packets. */
+static u32 draw_len(struct unit_rng *rng, u32 mss)
+{
+	u32 k = unit_rand_below(rng, 100);
+
+	if (k < 2)
+		return 0;
+	if (k < 8)
+		return 3 * mss + 1 + unit_rand_below(rng, 37 * mss);
+	return 1 + unit_rand_below(rng, 3 * mss);
+}
+
+static struct sim *run_connection(const struct mpdt_params *p,
+				  const struct run_cfg *c, bool *drained)
+{
+	const struct mpdt_lb_ops *lb = mpdt_lb_find(c->lb);
+	const struct mpdt_cc_ops *cc = mpdt_cc_find(c->cc);
+	struct unit_rng sizes = { .state = c->seed * 31 + 7 };
+	struct sim *s;
+	u32 i, j;
+
+	if (!lb || !cc)
+		return NULL;
+	s = sim_new(p, lb, cc, c->seed);
+	for (i = 0; i < NODES; i++) {
+		struct link *l = &s->link[i];
+
+		l->loss_pm = c->loss_pm;
+		l->dup_pm = c->dup_pm;
+		l->trim_pm = c->trim_pm;
+		l->spread_ns = c->spread_ns;
+		l->jitter_ns = c->jitter_ns;
+		l->ecn_ns = c->ecn_ns;
+		s->n[i].window = c->window;
+		for (j = 0; j < c->msgs[i]; j++)
+			node_add(&s->n[i], draw_len(&sizes, p->payload));
+	}
+	*drained = sim_run(s, T0 + UNIT_SEC(100));
+	return s;
+}
+
+/* 5% of every kind of packet lost both ways, 1% duplicated, 1% trimmed,
+ * paths 20 us apart, jitter and ECN marks.
+ */
+static const struct run_cfg lossy = {
+	.window = 64, .loss_pm = 50, .dup_pm = 10, .trim_pm = 10,
+	.spread_ns = UNIT_US(20), .jitter_ns = UNIT_US(2),
+	.ecn_ns = UNIT_US(20),
+};
+
+static void run_and_check(struct __test_metadata *_metadata,
+			  const struct run_cfg *c)
+{
+	struct mpdt_params p = default_params();
+	struct report rep;
+	bool drained;
+	struct sim *s;
+
+	ASSERT_EQ(NULL, mpdt_params_invalid(&p));
+	s = run_connection(&p, c, &drained);
+	ASSERT_NE(NULL, s) {
+		TH_LOG("no lb %s or cc %s", c->lb, c->cc);
+	}
+	EXPECT_STREQ("", check_run(s, drained, &rep)) {
+		TH_LOG("lb %s cc %s seed %llu", c->lb, c->cc, c->seed);
+		log_run(_metadata, s);
+	}
+	if (c->msgs[0] >= 10000)
+		log_run(_metadata, s);
+	sim_free(s);
+}
+
+/* 10000 messages from A to B and 2000 back at once, under 5% loss. */
+TEST(ten_thousand_messages_under_loss)
+{
+	struct run_cfg c = lossy;
+
+	c.lb = "reps";
+	c.cc = "strack";
+	c.msgs[0] = 10000;
+	c.msgs[1] = 2000;
+	c.seed = 10;
+	run_and_check(_metadata, &c);
+}
+
+TEST(ten_thousand_messages_module_defaults)
+{
+	struct run_cfg c = lossy;
+
+	c.lb = "ecmp";
+	c.cc = "fixed";
+	c.msgs[0] = 10000;
+	c.msgs[1] = 0;
+	c.seed = 11;
+	run_and_check(_metadata, &c);
+}
+
+/* Every load balancer with every congestion control, a smaller run. */
+FIXTURE(combo) {
+	int unused;
+};
+
+FIXTURE_VARIANT(combo) {
+	const char *lb;
+};
+
+FIXTURE_VARIANT_ADD(combo, ecmp) { .lb = "ecmp" };
+FIXTURE_VARIANT_ADD(combo, oblivious) { .lb = "oblivious" };
+FIXTURE_VARIANT_ADD(combo, bitmap) { .lb = "bitmap" };
+FIXTURE_VARIANT_ADD(combo, reps) { .lb = "reps" };
+FIXTURE_VARIANT_ADD(combo, prime) { .lb = "prime" };
+FIXTURE_VARIANT_ADD(combo, paralet) { .lb = "paralet" };
+
+FIXTURE_SETUP(combo)
+{
+}
+
+FIXTURE_TEARDOWN(combo)
+{
+}
+
+TEST_F(combo, every_cc_over_a_lossy_link)
+{
+	static const char * const ccs[] = { "fixed", "strack", "smartt",
+					    "mcc" };
+	struct run_cfg c = lossy;
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(ccs); i++) {
+		c.lb = variant->lb;
+		c.cc = ccs[i];
+		c.msgs[0] = 1000;
+		c.msgs[1] = 300;
+		c.seed = 100 + i;
+		run_and_check(_metadata, &c);
+	}
+}
+
+/* A sending half idle for the quiet time (nothing queued, nothing heard)
+ * starts a new incarnation with its next message: its peer may have
+ * forgotten the old one, and adopts the new one at once, having heard
+ * nothing of the old one for at least as long.
+ */
+TEST(idle_sender_restarts_and_is_adopted)
+{
+	struct mpdt_params p = default_params();
+	struct sim *s = sim_new(&p, mpdt_lb_find("reps"),
+				mpdt_cc_find("strack"), 12);
+	struct node *a = &s->n[0], *b = &s->n[1];
+	u64 quiet = mpdt_eng_quiet_ns(&p);
+	struct report rep;
+	u32 i, nonce;
+
+	for (i = 0; i < 50; i++)
+		node_add(a, 2000);
+	ASSERT_TRUE(sim_run(s, T0 + UNIT_SEC(1)));
+	nonce = a->eng.nonce;
+	EXPECT_EQ(nonce, b->eng.rx_nonce);
+	EXPECT_FALSE(mpdt_eng_needs_start(&a->eng,
+					  a->eng.heard_ns + quiet - 1));
+	EXPECT_TRUE(mpdt_eng_needs_start(&a->eng, a->eng.heard_ns + quiet));
+
+	s->now = a->eng.heard_ns + quiet;
+	for (i = 0; i < 50; i++)
+		node_add(a, 2000);
+	a->want_incarnations = 2;
+	EXPECT_STREQ("", check_run(s, sim_run(s, s->now + UNIT_SEC(1)),
+				   &rep));
+	EXPECT_EQ(nonce + 1, a->eng.nonce);
+	EXPECT_EQ(nonce + 1, b->eng.rx_nonce);
+	EXPECT_EQ(0, b->stats[MPDT_STAT_DROP_NEW_NONCE]);
+	sim_free(s);
+}
+
+/* ---- 3. Every loss detector and NACK ----------------------------------- */
+
+/* A clean link (no reordering) with @lb and fixed CC, A sending @msgs
+ * single-packet messages of @len bytes.
+ */
+static struct sim *loss_sim(const char *lb, u32 msgs, u32 len, u64 seed)
+{
+	struct mpdt_params p = default_params();
+	struct sim *s = sim_new(&p, mpdt_lb_find(lb), mpdt_cc_find("fixed"),
+				seed);
+	u32 i;
+
+	for (i = 0; i < msgs; i++)
+		node_add(&s->n[0], len);
+	return s;
+}
+
+/* Exactly the losses named were declared, and all was then delivered. */
+static const char *check_recovery(struct sim *s, bool drained, u64 ooo,
+				  u64 probe, u64 rto, u64 nack,
+				  struct report *r)
+{
+	struct node *a = &s->n[0];
+
+	check_run(s, drained, r);
+	rep_eq(r, a, "RETX_OOO", a->stats[MPDT_STAT_RETX_OOO], ooo);
+	rep_eq(r, a, "RETX_PROBE", a->stats[MPDT_STAT_RETX_PROBE], probe);
+	rep_eq(r, a, "RETX_RTO", a->stats[MPDT_STAT_RETX_RTO], rto);
+	rep_eq(r, a, "RETX_NACK", a->stats[MPDT_STAT_RETX_NACK], nack);
+	return r->buf;
+}
+
+/* One packet lost mid-stream: the receiver soon holds more than a window
+ * of packets past it, and the OOO rule (§3.3.2) declares it, alone (in
+ * order on the link, nothing else is below the highest PSN received).
+ */
+TEST(loss_by_ooo_threshold)
+{
+	struct sim *s = loss_sim("ecmp", 300, 1400, 20);
+	struct node *a = &s->n[0], *b = &s->n[1];
+	struct report rep;
+	bool drained;
+
+	s->link[0].hit_psn = 10;
+	s->link[0].hit_fate = FATE_DROP;
+	drained = sim_run(s, T0 + UNIT_SEC(10));
+	EXPECT_STREQ("", check_recovery(s, drained, 1, 0, 0, 0, &rep)) {
+		log_run(_metadata, s);
+	}
+	EXPECT_EQ(1, a->tx_retx);
+	EXPECT_EQ(0, b->stats[MPDT_STAT_RX_DUP_DATA]);
+	EXPECT_EQ(0, a->eng.probes);
+	sim_free(s);
+}
+
+/* The tail packet lost: no SACK follows, a probe does after three base
+ * RTTs; its answer comes fast with no SACK in between, so what was sent
+ * before the probe and is unacknowledged is lost (§3.3.2).
+ */
+TEST(loss_by_probe)
+{
+	struct sim *s = loss_sim("ecmp", 5, 1400, 21);
+	struct node *a = &s->n[0];
+	struct report rep;
+	bool drained;
+
+	s->link[0].hit_psn = 4;
+	s->link[0].hit_fate = FATE_DROP;
+	drained = sim_run(s, T0 + UNIT_SEC(10));
+	EXPECT_STREQ("", check_recovery(s, drained, 0, 1, 0, 0, &rep)) {
+		log_run(_metadata, s);
+	}
+	EXPECT_EQ(1, a->eng.probes);
+	EXPECT_EQ(1, a->tx_retx);
+	/* Probed after probe_mult base RTTs, resent on the answer. */
+	EXPECT_LE(T0 + 3 * UNIT_US(s->p.base_rtt_us), a->first_retx_at);
+	EXPECT_GT(T0 + 5 * UNIT_US(s->p.base_rtt_us), a->first_retx_at);
+	sim_free(s);
+}
+
+/* Everything lost until the RTO, probes included: the timeout (§3.3.2)
+ * declares the whole window, which then gets through.
+ */
+TEST(loss_by_rto)
+{
+	struct sim *s = loss_sim("ecmp", 3, 1400, 22);
+	struct node *a = &s->n[0];
+	struct report rep;
+	bool drained;
+
+	s->link[0].down_from = T0;
+	s->link[0].down_to = T0 + UNIT_US(s->p.rto_min_us);
+	drained = sim_run(s, T0 + UNIT_SEC(10));
+	EXPECT_STREQ("", check_recovery(s, drained, 0, 0, 3, 0, &rep)) {
+		log_run(_metadata, s);
+	}
+	EXPECT_EQ(1, a->stats[MPDT_STAT_RTO]);
+	EXPECT_EQ(T0 + UNIT_US(s->p.rto_min_us), a->first_retx_at);
+	EXPECT_LT(0, a->eng.probes);
+	sim_free(s);
+}
+
+/* A switch trims a packet: the receiver NACKs it at once. */
+TEST(loss_by_nack_trimmed)
+{
+	struct sim *s = loss_sim("ecmp", 5, 1400, 23);
+	struct node *a = &s->n[0], *b = &s->n[1];
+	struct report rep;
+	bool drained;
+
+	s->link[0].hit_psn = 2;
+	s->link[0].hit_fate = FATE_TRIM;
+	drained = sim_run(s, T0 + UNIT_SEC(10));
+	EXPECT_STREQ("", check_recovery(s, drained, 0, 0, 0, 1, &rep)) {
+		log_run(_metadata, s);
+	}
+	EXPECT_EQ(1, b->stats[MPDT_STAT_DROP_TRIMMED]);
+	EXPECT_EQ(1, b->eng.nacks_sent);
+	EXPECT_EQ(1, a->eng.nacks_rcvd);
+	EXPECT_EQ(1, a->tx_retx);
+	sim_free(s);
+}
+
+/* The receiver has no room for a message: NACK NO_BUFFER, and the sender
+ * pauses for an RTO before it resends (then there is room).
+ */
+TEST(loss_by_nack_no_buffer_pauses)
+{
+	struct sim *s = loss_sim("ecmp", 10, 1400, 24);
+	struct node *a = &s->n[0], *b = &s->n[1];
+	struct report rep;
+	bool drained;
+
+	b->refuse_id = 3;
+	b->refuse_left = 1;
+	drained = sim_run(s, T0 + UNIT_SEC(10));
+	EXPECT_STREQ("", check_recovery(s, drained, 0, 0, 0, 1, &rep)) {
+		log_run(_metadata, s);
+	}
+	EXPECT_EQ(1, b->stats[MPDT_STAT_DROP_NO_BUFFER]);
+	EXPECT_EQ(1, b->eng.nacks_sent);
+	EXPECT_EQ(1, a->stats[MPDT_STAT_RX_NACK]);
+	EXPECT_EQ(1, a->tx_retx);
+	EXPECT_EQ(a->last_at[MPDT_STAT_RX_NACK] + UNIT_US(s->p.rto_min_us),
+		  a->first_retx_at);
+	EXPECT_EQ(0, a->stats[MPDT_STAT_RTO]);
+	sim_free(s);
+}
+
+/* The same when the receiver admitted the message but cannot store one
+ * packet's bytes: the claim is undone, so the resend is placed.
+ *
+ * Here the SACK that advances EPSN past the two packets before the NACKed
+ * one arrives after the NACK (the RTO clock then is checked by
+ * no_buffer_pause_holds_the_rto_clock below).
+ */
+TEST(loss_by_nack_no_buffer_when_placing)
+{
+	struct sim *s = loss_sim("ecmp", 1, 5 * 1400, 25);
+	struct node *a = &s->n[0], *b = &s->n[1];
+	struct report rep;
+	bool drained;
+
+	b->place_fail_id = 0;
+	b->place_fail_off = 2 * 1400;
+	b->place_fail_left = 1;
+	drained = sim_run(s, T0 + UNIT_SEC(10));
+	EXPECT_STREQ("", check_recovery(s, drained, 0, 0,
+					a->stats[MPDT_STAT_RETX_RTO], 1,
+					&rep)) {
+		log_run(_metadata, s);
+	}
+	EXPECT_EQ(1, b->stats[MPDT_STAT_DROP_NO_BUFFER]);
+	EXPECT_EQ(1, b->admitted);
+	EXPECT_EQ(1, b->eng.nacks_sent);
+	EXPECT_EQ(a->last_at[MPDT_STAT_RX_NACK] + UNIT_US(s->p.rto_min_us),
+		  a->first_retx_at);
+	sim_free(s);
+}
+
+/* A NO_BUFFER pause restarts the RTO clock at its end (on_nack(): "The RTO
+ * clock restarts when the pause ends, not before"): nothing is resent
+ * before then, so nothing can be acknowledged.  A SACK that arrives
+ * during the pause and advances EPSN must not start the clock earlier:
+ * the RTO would fire just after the repair went out, a spurious timeout
+ * with the window collapsed and the repair sent twice.
+ */
+TEST(no_buffer_pause_holds_the_rto_clock)
+{
+	struct sim *s = loss_sim("ecmp", 1, 5 * 1400, 27);
+	struct node *a = &s->n[0], *b = &s->n[1];
+	u64 pause_end;
+	bool drained;
+
+	/* PSN 2 is NACKed; the SACK for PSNs 0, 1 (3, 4) comes after. */
+	b->place_fail_id = 0;
+	b->place_fail_off = 2 * 1400;
+	b->place_fail_left = 1;
+	drained = sim_run(s, T0 + UNIT_SEC(10));
+	ASSERT_TRUE(drained);
+	ASSERT_EQ(1, a->stats[MPDT_STAT_RX_NACK]);
+	ASSERT_LT(a->first_at[MPDT_STAT_RX_NACK],
+		  a->first_at[MPDT_STAT_RX_SACK]);
+	pause_end = a->last_at[MPDT_STAT_RX_NACK] + UNIT_US(s->p.rto_min_us);
+	EXPECT_EQ(pause_end, a->first_retx_at);
+	EXPECT_EQ(1, a->msgs[0]->delivered);
+	EXPECT_EQ(0, a->stats[MPDT_STAT_RTO]);
+	EXPECT_EQ(0, a->stats[MPDT_STAT_RETX_RTO]);
+	EXPECT_EQ(1, a->tx_retx);
+	sim_free(s);
+}
+
+/* ParaLet: a packet lost inside a flowlet (which keeps to one path, so to
+ * order) is NACKed as soon as its flowlet successor arrives (paralet.txt
+ * §3); gaps between flowlets, on paths of different delays, are not.
+ */
+TEST(loss_by_flowlet_gap_nack)
+{
+	struct sim *s = loss_sim("paralet", 200, 1400, 26);
+	struct node *a = &s->n[0], *b = &s->n[1];
+	struct report rep;
+	bool drained;
+
+	s->link[0].spread_ns = UNIT_US(20);
+	s->link[1].spread_ns = UNIT_US(20);
+	s->link[0].hit_psn = 40;
+	s->link[0].hit_fate = FATE_DROP;
+	drained = sim_run(s, T0 + UNIT_SEC(10));
+	EXPECT_STREQ("", check_recovery(s, drained, 0, 0, 0, 1, &rep)) {
+		log_run(_metadata, s);
+	}
+	EXPECT_EQ(1, b->stats[MPDT_STAT_RX_REORDERED]);
+	EXPECT_EQ(1, b->eng.nacks_sent);
+	EXPECT_EQ(1, a->tx_retx);
+	sim_free(s);
+}
+
+/* ---- 4. A vanished peer ------------------------------------------------- */
+
+FIXTURE(vanish) {
+	struct sim *s;
+};
+
+FIXTURE_VARIANT(vanish) {
+	u32 rto_max_us;
+	u32 max_retries;
+};
+
+FIXTURE_VARIANT_ADD(vanish, module_defaults) {
+	.rto_max_us = 1000000, .max_retries = 8,
+};
+
+FIXTURE_VARIANT_ADD(vanish, few_short_retries) {
+	.rto_max_us = 50000, .max_retries = 3,
+};
+
+FIXTURE_SETUP(vanish)
+{
+	self->s = NULL;
+}
+
+FIXTURE_TEARDOWN(vanish)
+{
+	if (self->s)
+		sim_free(self->s);
+}
+
+/* The peer vanishes mid-transfer: after max_retries + 1 timeouts in a
+ * row, each at most rto_max, the sender fails the connection and hands
+ * back every message.  When the peer is back, the next message starts a
+ * new incarnation that gets through.
+ */
+TEST_F(vanish, fails_in_bounded_time_and_restarts)
+{
+	struct mpdt_params p = default_params();
+	u64 dead = T0 + UNIT_MS(1), bound, least, xmits, rto, sched = 0;
+	struct node *a, *b;
+	struct sim *s;
+	u32 i, acked = 0, lost = 0;
+	u32 old_nonce;
+
+	p.rto_max_us = variant->rto_max_us;
+	p.max_retries = variant->max_retries;
+	ASSERT_EQ(NULL, mpdt_params_invalid(&p));
+	s = sim_new(&p, mpdt_lb_find("reps"), mpdt_cc_find("strack"), 30);
+	self->s = s;
+	a = &s->n[0];
+	b = &s->n[1];
+	for (i = 0; i < 200; i++)
+		node_add(a, 10 * 1400);
+	a->stop_on_fail = true;
+	s->link[0].down_from = dead;
+	s->link[0].down_to = U64_MAX;
+	s->link[1].down_from = dead;
+	s->link[1].down_to = U64_MAX;
+
+	/* Each RTO waits at least rto_min and at most rto_max; the last
+	 * SACK may still be on its way when the link dies.
+	 */
+	bound = (p.max_retries + 1ULL) * UNIT_US(p.rto_max_us) + UNIT_MS(1);
+	least = (p.max_retries + 1ULL) * UNIT_US(p.rto_min_us);
+	/* With an RTT far below rto_min, the RTO is rto_min, doubled after
+	 * each timeout up to rto_max.
+	 */
+	for (i = 0, rto = UNIT_US(p.rto_min_us); i <= p.max_retries; i++) {
+		sched += rto < UNIT_US(p.rto_max_us) ? rto :
+						       UNIT_US(p.rto_max_us);
+		rto *= 2;
+	}
+	EXPECT_TRUE(sim_run(s, dead + bound + UNIT_SEC(60)));
+	ASSERT_EQ(1, a->failed);
+	TH_LOG("failed %llu us after the link died; bound %llu us",
+	       (a->failed_at - dead) / 1000, bound / 1000);
+	EXPECT_GE(bound, a->failed_at - dead);
+	EXPECT_LE(least, a->failed_at - dead);
+	EXPECT_GE(sched + UNIT_MS(1), a->failed_at - dead);
+	EXPECT_LE(sched - UNIT_MS(1), a->failed_at - dead);
+	EXPECT_EQ(MPDT_ENG_FAILED, a->eng.state);
+	EXPECT_EQ(1, a->stats[MPDT_STAT_CONN_FAILED]);
+	EXPECT_EQ(p.max_retries + 1, a->stats[MPDT_STAT_RTO]);
+	EXPECT_EQ(200, a->next);
+	EXPECT_EQ(200, a->released);
+	EXPECT_TRUE(list_empty(&a->eng.tx_msgs));
+	EXPECT_EQ(0, a->eng.msgs_inflight);
+	EXPECT_TRUE(mpdt_eng_needs_start(&a->eng, s->now));
+	for (i = 0; i < 200; i++) {
+		const struct tmsg *t = a->msgs[i];
+
+		/* Acknowledged means delivered; nothing twice. */
+		EXPECT_TRUE(t->released);
+		EXPECT_TRUE(!t->acked || t->delivered == 1);
+		EXPECT_GE(1, t->delivered);
+		acked += t->acked;
+		lost += !t->acked;
+	}
+	EXPECT_LT(0, acked);
+	EXPECT_LT(0, lost);
+	EXPECT_EQ(acked, a->released_acked);
+	EXPECT_EQ(0, s->nerr) {
+		TH_LOG("%s", s->err);
+	}
+	/* Failed means silent. */
+	xmits = a->tx[MPDT_T_DATA] + a->tx[MPDT_T_PROBE];
+	s->now += UNIT_SEC(10);
+	EXPECT_TRUE(sim_run(s, s->now));
+	EXPECT_EQ(xmits, a->tx[MPDT_T_DATA] + a->tx[MPDT_T_PROBE]);
+
+	/* The peer is back: a new incarnation, which B adopts (the old one
+	 * has been quiet long enough) with its partial messages dropped.
+	 */
+	s->link[0].down_to = s->now;
+	s->link[1].down_to = s->now;
+	old_nonce = a->eng.nonce;
+	a->stop_on_fail = false;
+	for (i = 0; i < 20; i++)
+		node_add(a, 3000);
+	EXPECT_TRUE(sim_run(s, s->now + UNIT_SEC(10)));
+	EXPECT_EQ(2, a->incarnations);
+	EXPECT_NE(old_nonce, a->eng.nonce);
+	EXPECT_EQ(MPDT_ENG_ACTIVE, a->eng.state);
+	for (i = 200; i < 220; i++) {
+		EXPECT_EQ(1, a->msgs[i]->delivered);
+		EXPECT_TRUE(a->msgs[i]->acked);
+	}
+	EXPECT_EQ(a->nonce_base + 2, b->eng.rx_nonce);
+	EXPECT_EQ(0, b->eng.rx_partial);
+	EXPECT_EQ(NULL, b->partial);
+	EXPECT_EQ(0, b->stats[MPDT_STAT_DROP_NEW_NONCE]);
+	EXPECT_EQ(0, s->nerr) {
+		TH_LOG("%s", s->err);
+	}
+}
+
+/* ---- 5. The receiving half's rules ------------------------------------ */
+
+/* Packet @k of A's message @t, as incarnation @nonce sends it at @psn,
+ * handed to B now (A's engine plays no part).
+ */
+static void send_to_b(struct sim *s, u32 nonce, u32 psn, const struct tmsg *t,
+		      u32 k, u16 flags)
+{
+	struct mpdt_pkt pkt = unit_pkt(MPDT_T_DATA, flags);
+	u32 off = k * t->m.mss;
+
+	pkt.hdr.src_port = PORT_A;
+	pkt.hdr.dst_port = PORT_B;
+	pkt.hdr.nonce = nonce;
+	pkt.data.psn = psn;
+	pkt.data.msg_id = t->idx;
+	pkt.data.offset = off;
+	pkt.data.msg_len = t->m.len;
+	pkt.data.ts = s->now;
+	pkt.data.payload_len = min(t->m.mss, t->m.len - off);
+	pkt.data.prev_psn = psn;
+	sim_inject(s, 1, &pkt, t->data + off, pkt.data.payload_len, false);
+}
+
+static void probe_b(struct sim *s, u32 nonce)
+{
+	struct mpdt_pkt pkt = unit_probe_pkt(0);
+
+	pkt.hdr.src_port = PORT_A;
+	pkt.hdr.dst_port = PORT_B;
+	pkt.hdr.nonce = nonce;
+	pkt.probe.ts = s->now;
+	sim_inject(s, 1, &pkt, NULL, 0, false);
+}
+
+FIXTURE(rx) {
+	struct mpdt_params p;
+	struct sim *s;
+	struct node *b;
+	struct tmsg *one[4];	/* single-packet messages 0-3 */
+	struct tmsg *two[4];	/* two-packet messages 4-7 */
+};
+
+FIXTURE_SETUP(rx)
+{
+	u32 i;
+
+	self->p = default_params();
+	self->s = sim_new(&self->p, mpdt_lb_find("ecmp"),
+			  mpdt_cc_find("fixed"), 40);
+	self->b = &self->s->n[1];
+	self->s->n[0].capture = true;
+	self->b->capture = true;
+	for (i = 0; i < 4; i++)
+		self->one[i] = node_add(&self->s->n[0], 1000 + i);
+	for (i = 0; i < 4; i++)
+		self->two[i] = node_add(&self->s->n[0], 2000 + i);
+}
+
+FIXTURE_TEARDOWN(rx)
+{
+	sim_free(self->s);
+}
+
+/* A duplicate is counted and never delivered again; it is answered only
+ * when the sender asked (a retransmission or an ack request).
+ */
+TEST_F(rx, duplicate_data_counted_not_delivered)
+{
+	struct sim *s = self->s;
+	struct node *b = self->b;
+
+	send_to_b(s, 7, 0, self->one[0], 0, MPDT_F_AR);
+	EXPECT_EQ(1, self->one[0]->delivered);
+	EXPECT_EQ(1, b->tx[MPDT_T_SACK]);
+	send_to_b(s, 7, 0, self->one[0], 0, 0);
+	EXPECT_EQ(1, b->stats[MPDT_STAT_RX_DUP_DATA]);
+	EXPECT_EQ(1, b->tx[MPDT_T_SACK]);
+	send_to_b(s, 7, 0, self->one[0], 0, MPDT_F_RETX);
+	EXPECT_EQ(2, b->stats[MPDT_STAT_RX_DUP_DATA]);
+	EXPECT_EQ(2, b->tx[MPDT_T_SACK]);
+	EXPECT_EQ(1, last_cap(b, MPDT_T_SACK)->pkt.sack.epsn);
+
+	/* Within a message: the first half twice, then the second. */
+	send_to_b(s, 7, 1, self->two[0], 0, 0);
+	send_to_b(s, 7, 1, self->two[0], 0, 0);
+	EXPECT_EQ(3, b->stats[MPDT_STAT_RX_DUP_DATA]);
+	EXPECT_EQ(1, b->eng.rx_partial);
+	send_to_b(s, 7, 2, self->two[0], 1, 0);
+	EXPECT_EQ(1, self->two[0]->delivered);
+	EXPECT_EQ(0, b->eng.rx_partial);
+	EXPECT_EQ(2, b->stats[MPDT_STAT_MSG_RX]);
+	EXPECT_EQ(6, b->stats[MPDT_STAT_RX_DATA]);
+	EXPECT_EQ(0, s->nerr) {
+		TH_LOG("%s", s->err);
+	}
+}
+
+/* A new nonce while the old incarnation is live is a blind packet: it is
+ * refused until the old one has been quiet for the quiet time (2 rto_max),
+ * then adopted, dropping the old one's partial messages; the old nonce is
+ * refused from then on.
+ */
+TEST_F(rx, new_nonce_refused_while_old_is_live)
+{
+	u64 quiet = mpdt_eng_quiet_ns(&self->s->p), t1;
+	struct sim *s = self->s;
+	struct node *b = self->b;
+
+	EXPECT_EQ(2 * UNIT_US(s->p.rto_max_us), quiet);
+	send_to_b(s, 7, 0, self->two[0], 0, 0);
+	t1 = s->now;
+	EXPECT_EQ(1, b->eng.rx_partial);
+	EXPECT_TRUE(mpdt_eng_peer_may_wait(&b->eng, s->now));
+
+	s->now = t1 + quiet - 1;
+	EXPECT_TRUE(mpdt_eng_peer_may_wait(&b->eng, s->now));
+	send_to_b(s, 8, 0, self->one[0], 0, MPDT_F_AR);
+	probe_b(s, 8);
+	EXPECT_EQ(2, b->stats[MPDT_STAT_DROP_NEW_NONCE]);
+	EXPECT_EQ(0, b->ncap);
+	EXPECT_EQ(7, b->eng.rx_nonce);
+	EXPECT_EQ(1, b->eng.rx_partial);
+	EXPECT_EQ(0, self->one[0]->delivered);
+
+	s->now = t1 + quiet;
+	EXPECT_FALSE(mpdt_eng_peer_may_wait(&b->eng, s->now));
+	send_to_b(s, 8, 0, self->one[0], 0, MPDT_F_AR);
+	EXPECT_EQ(2, b->stats[MPDT_STAT_DROP_NEW_NONCE]);
+	EXPECT_EQ(8, b->eng.rx_nonce);
+	EXPECT_EQ(1, self->one[0]->delivered);
+	EXPECT_EQ(1, b->forgets);
+	EXPECT_EQ(1, b->forgotten);
+	EXPECT_EQ(0, b->eng.rx_partial);
+	EXPECT_EQ(1, b->tx[MPDT_T_SACK]);
+
+	/* The old incarnation's second half finds nothing. */
+	send_to_b(s, 7, 1, self->two[0], 1, MPDT_F_AR);
+	EXPECT_EQ(1, b->stats[MPDT_STAT_DROP_STALE_NONCE]);
+	EXPECT_EQ(0, self->two[0]->delivered);
+	EXPECT_EQ(1, b->tx[MPDT_T_SACK]);
+	EXPECT_EQ(0, s->nerr) {
+		TH_LOG("%s", s->err);
+	}
+}
+
+/* Partial messages outlive a silent incarnation for the reassembly
+ * timeout: (max_retries + 2) rto_max, at least 10 s.  Then they go, all
+ * counted in one RX_MSG_EXPIRED, and the incarnation is retired: its
+ * packets are refused, a new one is adopted at once.
+ */
+static void expire_after(struct __test_metadata *_metadata,
+			 struct _test_data_rx *self, u64 timeout)
+{
+	struct sim *s = self->s;
+	struct node *b = self->b;
+	u64 t1;
+	u32 i;
+
+	/* Silence without partial messages expires nothing. */
+	send_to_b(s, 7, 0, self->one[0], 0, 0);
+	EXPECT_FALSE(mpdt_eng_rx_expire(&b->eng, s->now + 10 * timeout));
+	for (i = 0; i < 3; i++)
+		send_to_b(s, 7, 1 + i, self->two[i], 0, 0);
+	EXPECT_EQ(3, b->eng.rx_partial);
+	/* A probe is a sign of life too. */
+	s->now += UNIT_SEC(1);
+	probe_b(s, 7);
+	t1 = s->now;
+	EXPECT_FALSE(mpdt_eng_rx_expire(&b->eng, t1 + timeout - 1));
+	EXPECT_EQ(0, b->count_calls[MPDT_STAT_RX_MSG_EXPIRED]);
+	EXPECT_EQ(3, b->eng.rx_partial);
+	s->now = t1 + timeout;
+	EXPECT_TRUE(mpdt_eng_rx_expire(&b->eng, s->now));
+	EXPECT_EQ(1, b->count_calls[MPDT_STAT_RX_MSG_EXPIRED]);
+	EXPECT_EQ(3, b->last_n[MPDT_STAT_RX_MSG_EXPIRED]);
+	EXPECT_EQ(3, b->stats[MPDT_STAT_RX_MSG_EXPIRED]);
+	EXPECT_EQ(3, b->forgotten);
+	EXPECT_EQ(0, b->eng.rx_partial);
+	EXPECT_FALSE(mpdt_eng_rx_expire(&b->eng, s->now + timeout));
+
+	send_to_b(s, 7, 4, self->two[0], 1, MPDT_F_AR);
+	EXPECT_EQ(1, b->stats[MPDT_STAT_DROP_STALE_NONCE]);
+	EXPECT_EQ(0, self->two[0]->delivered);
+	send_to_b(s, 9, 0, self->one[1], 0, MPDT_F_AR);
+	EXPECT_EQ(1, self->one[1]->delivered);
+	EXPECT_EQ(9, b->eng.rx_nonce);
+	EXPECT_EQ(0, b->stats[MPDT_STAT_DROP_NEW_NONCE]);
+	EXPECT_EQ(0, s->nerr) {
+		TH_LOG("%s", s->err);
+	}
+}
+
+/* The engine reads the parameters live (the netns's): set the sim's. */
+TEST_F(rx, expire_after_max_retries_plus_two_rto_max)
+{
+	self->s->p.rto_max_us = 2000000;
+	ASSERT_EQ(NULL, mpdt_params_invalid(&self->s->p));
+	expire_after(_metadata, self, 10 * UNIT_SEC(2));
+}
+
+TEST_F(rx, expire_after_ten_seconds_at_least)
+{
+	self->s->p.rto_max_us = 100000;
+	ASSERT_EQ(NULL, mpdt_params_invalid(&self->s->p));
+	expire_after(_metadata, self, UNIT_SEC(10));
+}
+
+/* A closed socket's connection (wire-format.rst 8.2) answers, for the
+ * incarnation it knows, a DATA it already holds and a PROBE; it drops
+ * everything else, and its own messages went back to the application.
+ */
+TEST_F(rx, time_wait_answers_duplicates_and_probes_only)
+{
+	struct sim *s = self->s;
+	struct node *b = self->b;
+	const struct cap_pkt *c;
+	struct mpdt_sack sk;
+	struct mpdt_pkt pkt;
+	u32 ncap;
+
+	send_to_b(s, 7, 0, self->one[0], 0, 0);
+	send_to_b(s, 7, 1, self->two[0], 0, 0);
+	/* B's own sending half has two messages out. */
+	node_add(b, 500);
+	node_add(b, 500);
+	node_pump(b);
+	EXPECT_EQ(2, b->tx[MPDT_T_DATA]);
+	EXPECT_EQ(MPDT_ENG_ACTIVE, b->eng.state);
+
+	mpdt_eng_time_wait(&b->eng);
+	EXPECT_EQ(MPDT_ENG_TIME_WAIT, b->eng.state);
+	EXPECT_EQ(2, b->released);
+	EXPECT_EQ(0, b->released_acked);
+	EXPECT_EQ(1, b->forgotten);
+	EXPECT_TRUE(mpdt_eng_holds_nothing(&b->eng));
+	ncap = b->ncap;
+
+	/* A duplicate: a SACK, as before the close. */
+	s->now += UNIT_US(10);
+	send_to_b(s, 7, 0, self->one[0], 0, 0);
+	ASSERT_EQ(ncap + 1, b->ncap);
+	c = &b->cap[ncap];
+	EXPECT_EQ(MPDT_T_SACK, c->pkt.hdr.type);
+	EXPECT_EQ(0, c->pkt.hdr.flags);
+	EXPECT_EQ(7, c->pkt.hdr.nonce);
+	EXPECT_EQ(2, c->pkt.sack.epsn);
+	EXPECT_EQ(s->now, c->pkt.sack.echo_ts);
+
+	/* A probe: a probe answer. */
+	probe_b(s, 7);
+	ASSERT_EQ(ncap + 2, b->ncap);
+	c = &b->cap[ncap + 1];
+	EXPECT_EQ(MPDT_T_SACK, c->pkt.hdr.type);
+	EXPECT_EQ(MPDT_F_PROBE_ACK, c->pkt.hdr.flags);
+	EXPECT_EQ(s->now, c->pkt.sack.echo_ts);
+
+	/* Nothing else: new DATA, another incarnation, SACKs, NACKs. */
+	send_to_b(s, 7, 2, self->two[0], 1, MPDT_F_AR);
+	send_to_b(s, 8, 0, self->one[1], 0, MPDT_F_AR);
+	probe_b(s, 8);
+	sk = unit_sack(1, 0, 0, 500, 0);
+	pkt = unit_sack_pkt(&sk, 0);
+	pkt.hdr.src_port = PORT_A;
+	pkt.hdr.dst_port = PORT_B;
+	pkt.hdr.nonce = b->eng.nonce;
+	sim_inject(s, 1, &pkt, NULL, 0, false);
+	pkt = unit_nack_pkt(0, MPDT_NACK_TRIMMED, 0);
+	pkt.hdr.src_port = PORT_A;
+	pkt.hdr.dst_port = PORT_B;
+	pkt.hdr.nonce = b->eng.nonce;
+	sim_inject(s, 1, &pkt, NULL, 0, false);
+	EXPECT_EQ(5, b->stats[MPDT_STAT_DROP_NO_SOCKET]);
+	EXPECT_EQ(ncap + 2, b->ncap);
+	EXPECT_EQ(0, self->two[0]->delivered);
+	EXPECT_EQ(0, self->one[1]->delivered);
+
+	/* Its timer sends nothing either. */
+	s->now += UNIT_SEC(5);
+	mpdt_eng_on_timer(&b->eng, s->now);
+	EXPECT_EQ(ncap + 2, b->ncap);
+	EXPECT_EQ(0, s->nerr) {
+		TH_LOG("%s", s->err);
+	}
+}
+
+TEST_HARNESS_MAIN
