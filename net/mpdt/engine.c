@@ -115,9 +115,8 @@ static void fail(struct mpdt_eng *e)
  * Only a packet unacked for well over a smoothed RTT (1.5 x) is evidence;
  * reporting the others would penalise the healthy paths along with a dead
  * one, and a policy that finds every path penalised falls back to the
- * least penalised: the dead one.  An RTO declares the whole window lost,
- * but only the oldest packet has certainly overstayed: its path is the
- * one to blame.  A NACK reaches the policy as a NACK (on_nack).
+ * least penalised: the dead one.  An RTO is reported once, by on_rto().
+ * A NACK reaches the policy as a NACK (on_nack).
  */
 static void on_lost(void *ctx, u32 psn, const struct mpdt_sb_pkt *pkt,
 		    enum mpdt_retx_cause cause)
@@ -130,9 +129,6 @@ static void on_lost(void *ctx, u32 psn, const struct mpdt_sb_pkt *pkt,
 	if (!e->lb.ops->on_loss)
 		return;
 	switch (cause) {
-	case MPDT_RETX_RTO:
-		evidence = psn == e->sb.una;
-		break;
 	case MPDT_RETX_PROBE:
 	case MPDT_RETX_OOO:
 		evidence = pkt->sent_ns <= now - min(now, srtt + srtt / 2);
@@ -306,6 +302,16 @@ static u64 probe_interval(const struct mpdt_eng *e)
 	       min(e->sb.rto_backoff, 10U);
 }
 
+/* A receiver that said NO_BUFFER is alive: it is not probed before the
+ * pause ends.
+ */
+static u64 probe_deadline(const struct mpdt_eng *e)
+{
+	u64 when = mpdt_sb_probe_deadline(&e->sb, probe_interval(e));
+
+	return when && when < e->pause_until ? e->pause_until : when;
+}
+
 static u64 rto_deadline(const struct mpdt_eng *e)
 {
 	return mpdt_sb_rto_deadline(&e->sb, mpdt_eng_rto(e),
@@ -321,8 +327,7 @@ static void arm_timer(struct mpdt_eng *e, u64 now)
 
 	if (e->state != MPDT_ENG_ACTIVE)
 		return;
-	when = earliest(rto_deadline(e),
-			mpdt_sb_probe_deadline(&e->sb, probe_interval(e)));
+	when = earliest(rto_deadline(e), probe_deadline(e));
 	if (e->pause_until > now && (e->tx_next || e->sb.lost_pending))
 		when = earliest(when, e->pause_until);
 	if (when)
@@ -432,6 +437,11 @@ static void on_sack(struct mpdt_eng *e, const struct mpdt_pkt *pkt, u64 now)
 	sig.probe = pkt->hdr.flags & MPDT_F_PROBE_ACK;
 	mpdt_sb_on_sack(&e->sb, s, sig.probe, cwnd_pkts, base_rtt_ns(e), now,
 			sack_acked, &walk, &ack);
+	/* Nothing is resent before a NO_BUFFER pause ends: progress during
+	 * it must not restart the RTO clock any earlier (see on_nack()).
+	 */
+	if (ack.epsn_advanced && e->pause_until > now)
+		mpdt_sb_peer_alive(&e->sb, e->pause_until);
 	if (e->lb.ops->on_ack) {
 		struct mpdt_lb_ack la = {
 			.now = now,
@@ -491,6 +501,12 @@ static void on_nack(struct mpdt_eng *e, const struct mpdt_pkt *pkt, u64 now)
  */
 static void on_rto(struct mpdt_eng *e, u64 now)
 {
+	/* Whether or not it was declared lost before (a NACK, no room to
+	 * resend it yet), the oldest packet has overstayed: the policy
+	 * hears of the timeout once, against its path.
+	 */
+	u16 ev = mpdt_sb_at(&e->sb, e->sb.una)->ev;
+
 	mpdt_sb_on_rto(&e->sb, now);
 	e->rtos++;
 	count(e, MPDT_STAT_RTO);
@@ -498,6 +514,8 @@ static void on_rto(struct mpdt_eng *e, u64 now)
 		fail(e);
 		return;
 	}
+	if (e->lb.ops->on_loss)
+		e->lb.ops->on_loss(&e->lb, ev, true, now);
 	if (e->cc.ops->on_timeout)
 		e->cc.ops->on_timeout(&e->cc, now);
 }
@@ -524,7 +542,7 @@ void mpdt_eng_on_timer(struct mpdt_eng *e, u64 now)
 		return;
 	e->now = now;
 	rto = rto_deadline(e);
-	probe = mpdt_sb_probe_deadline(&e->sb, probe_interval(e));
+	probe = probe_deadline(e);
 	if (rto && now >= rto)
 		on_rto(e, now);
 	else if (probe && now >= probe)
