@@ -437,6 +437,8 @@ static void on_sack(struct mpdt_eng *e, const struct mpdt_pkt *pkt, u64 now)
 	sig.probe = pkt->hdr.flags & MPDT_F_PROBE_ACK;
 	mpdt_sb_on_sack(&e->sb, s, sig.probe, cwnd_pkts, base_rtt_ns(e), now,
 			sack_acked, &walk, &ack);
+	if (ack.rto_undone)
+		count(e, MPDT_STAT_RTO_UNDONE);
 	/* Nothing is resent before a NO_BUFFER pause ends: progress during
 	 * it must not restart the RTO clock any earlier (see on_nack()).
 	 */

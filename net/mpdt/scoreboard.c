@@ -49,6 +49,7 @@ u32 mpdt_sb_record(struct mpdt_sb *sb, void *owner, u32 offset, u16 len,
 	p->len = len;
 	p->ev = ev;
 	p->state = MPDT_SB_INFLIGHT;
+	p->rto_lost = false;
 	p->transmissions = 1;
 	sb->bytes_sent += len;
 	return psn;
@@ -61,7 +62,7 @@ bool mpdt_sb_next_lost(struct mpdt_sb *sb, u32 *psn)
 {
 	u32 p;
 
-	if (!sb->lost_pending)
+	if (!sb->lost_pending || (sb->rto_verify && sb->rto_resent))
 		return false;
 	for (p = sb->lost_scan; p != sb->nxt; p++) {
 		if (mpdt_sb_at(sb, p)->state == MPDT_SB_LOST) {
@@ -81,10 +82,12 @@ void mpdt_sb_resent(struct mpdt_sb *sb, u32 psn, u16 ev, u64 now)
 	p->state = MPDT_SB_INFLIGHT;
 	p->sent_ns = now;
 	p->ev = ev;
+	p->rto_lost = false;
 	if (p->transmissions < 0xff)
 		p->transmissions++;
 	sb->bytes_sent += p->len;
 	sb->lost_pending--;
+	sb->rto_resent++;
 }
 
 /* Declaring a loss claims its bytes out of inflight until resent. */
@@ -94,6 +97,7 @@ static void declare_lost(struct mpdt_sb *sb, u32 psn,
 	struct mpdt_sb_pkt *p = mpdt_sb_at(sb, psn);
 
 	p->state = MPDT_SB_LOST;
+	p->rto_lost = cause == MPDT_RETX_RTO;
 	sb->bytes_claimed += p->len;
 	sb->lost_pending++;
 	sb->retx[cause]++;
@@ -125,6 +129,7 @@ static void mark_acked(struct mpdt_sb *sb, u32 psn, mpdt_sb_acked_fn acked,
 		/* The original made it after all: nothing to resend. */
 		sb->bytes_claimed -= p->len;
 		sb->lost_pending--;
+		p->rto_lost = false;
 	}
 	p->state = MPDT_SB_ACKED;
 	out->acked_pkts++;
@@ -253,6 +258,49 @@ static void settle_when_idle(struct mpdt_sb *sb)
 		sb->bytes_claimed = sb->bytes_sent - sb->bytes_recvd;
 }
 
+/* The RTO was spurious: its losses not yet resent are in flight again, and
+ * the timeout's backoff and its count toward failing the peer are taken
+ * back.
+ */
+static void undo_rto(struct mpdt_sb *sb)
+{
+	u32 p;
+
+	for (p = sb->una; p != sb->nxt; p++) {
+		struct mpdt_sb_pkt *pkt = mpdt_sb_at(sb, p);
+
+		if (pkt->state != MPDT_SB_LOST || !pkt->rto_lost)
+			continue;
+		pkt->state = MPDT_SB_INFLIGHT;
+		pkt->rto_lost = false;
+		sb->bytes_claimed -= pkt->len;
+		sb->lost_pending--;
+	}
+	if (sb->rto_backoff)
+		sb->rto_backoff--;
+	if (sb->stalled_rtos)
+		sb->stalled_rtos--;
+	sb->rto_undone++;
+}
+
+/* Was the latest RTO spurious?  Eifel's test (RFC 3522) on the echoed
+ * timestamp: a SACK that acknowledges something and echoes a packet sent
+ * before the timeout shows the path was slow (a stalled host, a burst of
+ * queueing), not broken.  F-RTO's idea (RFC 5682) gives the time to ask:
+ * only the oldest packet goes again until the first such SACK.
+ */
+static void verify_rto(struct mpdt_sb *sb, const struct mpdt_sack *s,
+		       struct mpdt_sb_ack *out)
+{
+	if (!sb->rto_verify || !out->acked_pkts)
+		return;
+	sb->rto_verify = false;
+	if (s->echo_ts < sb->rto_at_ns) {
+		undo_rto(sb);
+		out->rto_undone = true;
+	}
+}
+
 enum mpdt_sb_verdict mpdt_sb_on_sack(struct mpdt_sb *sb,
 				     const struct mpdt_sack *s, bool probe_ack,
 				     u32 cwnd_pkts, u64 base_rtt_ns, u64 now,
@@ -271,6 +319,7 @@ enum mpdt_sb_verdict mpdt_sb_on_sack(struct mpdt_sb *sb,
 		sb->high_rcvd = s->epsn;
 	apply_cumulative(sb, s->epsn, acked, ctx, out);
 	apply_bitmap(sb, s, acked, ctx, out);
+	verify_rto(sb, s, out);
 	settle_when_idle(sb);
 
 	sb->last_sack_ns = now;
@@ -319,6 +368,9 @@ u32 mpdt_sb_on_rto(struct mpdt_sb *sb, u64 now)
 {
 	u32 n = declare_range_lost(sb, sb->nxt, ~0ULL, MPDT_RETX_RTO);
 
+	sb->rto_verify = true;
+	sb->rto_resent = 0;
+	sb->rto_at_ns = now;
 	sb->rto_backoff++;
 	sb->stalled_rtos++;
 	sb->rto_start_ns = now;

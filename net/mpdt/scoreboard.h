@@ -26,6 +26,7 @@ struct mpdt_sb_pkt {
 	u16 ev;			/* entropy of the latest transmission */
 	u8 state;		/* enum mpdt_sb_state */
 	u8 transmissions;
+	bool rto_lost;		/* LOST by the latest RTO, not resent */
 };
 
 /* A packet at @psn was just declared lost by detector @cause; each loss
@@ -59,6 +60,13 @@ struct mpdt_sb {
 	u64 rto_start_ns;		/* last EPSN advance */
 	u32 rto_backoff;		/* consecutive RTOs */
 	u32 stalled_rtos;		/* ... with nothing newly acked */
+	/* After an RTO only the oldest packet is resent until a SACK tells
+	 * whether the timeout was spurious (below).
+	 */
+	bool rto_verify;
+	u32 rto_resent;			/* resends since that RTO */
+	u64 rto_at_ns;
+	u64 rto_undone;			/* spurious RTOs detected */
 
 	bool probe_out;
 	bool sack_since_probe;
@@ -75,6 +83,7 @@ struct mpdt_sb_ack {
 	u64 acked_bytes;		/* growth of the peer's recv_bytes */
 	u32 lost;			/* newly declared lost */
 	bool epsn_advanced;
+	bool rto_undone;		/* the latest RTO was spurious */
 };
 
 enum mpdt_sb_verdict {

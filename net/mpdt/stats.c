@@ -53,6 +53,7 @@ static const char * const mpdt_stat_names[__MPDT_STAT_MAX] = {
 	[MPDT_STAT_CONN_EVICTED]	= "conn_evicted",
 	[MPDT_STAT_CONN_EXPIRED]	= "conn_expired",
 	[MPDT_STAT_TIME_WAIT]		= "time_wait",
+	[MPDT_STAT_RTO_UNDONE]		= "rto_undone",
 };
 
 void mpdt_stat_inc(struct mpdt_net *mn, enum mpdt_stat s)

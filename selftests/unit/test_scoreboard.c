@@ -286,6 +286,100 @@ TEST_F(sb, original_acked_after_loss_declared_returns_the_claim)
 	EXPECT_EQ(2ULL, self->sb.retx[MPDT_RETX_RTO]);
 }
 
+/* After an RTO only the oldest packet goes again until a SACK tells
+ * whether the timeout was spurious (F-RTO, RFC 5682).  One that echoes a
+ * packet sent before the timeout says the path was only slow (Eifel, RFC
+ * 3522): the losses not yet resent are in flight again, and the backoff
+ * and the stalled count are taken back.
+ */
+TEST_F(sb, spurious_rto_is_undone_by_a_sack_of_an_original)
+{
+	u64 sent_at = self->clk.now;
+	struct mpdt_sack s;
+	u32 psn;
+
+	send(self, 8);
+	tick(self, RTO);
+	EXPECT_EQ(8U, mpdt_sb_on_rto(&self->sb, self->clk.now));
+	ASSERT_TRUE(mpdt_sb_next_lost(&self->sb, &psn));
+	EXPECT_EQ(0U, psn);
+	mpdt_sb_resent(&self->sb, psn, 1, self->clk.now);
+	EXPECT_FALSE(mpdt_sb_next_lost(&self->sb, &psn));
+	EXPECT_EQ(7U, self->sb.lost_pending);
+
+	/* The originals of PSNs 0-3 arrive late; the SACK echoes PSN 3's. */
+	tick(self, UNIT_US(5));
+	deliver_range(self, 0, 4);
+	mpdt_rx_build_sack(&self->rx, NULL, &s);
+	s.echo_ts = sent_at;
+	ASSERT_EQ(MPDT_SB_OK, feed(self, &s, false));
+	EXPECT_TRUE(self->ack.rto_undone);
+	EXPECT_EQ(1ULL, self->sb.rto_undone);
+	EXPECT_STREQ("IIII", states(self));
+	EXPECT_EQ(0U, self->sb.lost_pending);
+	EXPECT_EQ(0U, self->sb.rto_backoff);
+	EXPECT_EQ(0U, self->sb.stalled_rtos);
+	EXPECT_EQ(4ULL * PKT, mpdt_sb_inflight(&self->sb));
+	EXPECT_FALSE(mpdt_sb_next_lost(&self->sb, &psn));
+	/* The declarations still count as retransmission decisions. */
+	EXPECT_EQ(8ULL, self->sb.retx[MPDT_RETX_RTO]);
+}
+
+/* A SACK of the resend only (it echoes a timestamp after the timeout):
+ * the losses were real, and the other repairs go.
+ */
+TEST_F(sb, genuine_rto_lets_the_other_repairs_go)
+{
+	struct mpdt_sack s;
+	u32 psn;
+
+	send(self, 8);
+	tick(self, RTO);
+	mpdt_sb_on_rto(&self->sb, self->clk.now);
+	ASSERT_TRUE(mpdt_sb_next_lost(&self->sb, &psn));
+	mpdt_sb_resent(&self->sb, psn, 1, self->clk.now);
+	tick(self, UNIT_US(5));
+	deliver(self, 0);
+	mpdt_rx_build_sack(&self->rx, NULL, &s);
+	s.echo_ts = self->clk.now - UNIT_US(5);
+	ASSERT_EQ(MPDT_SB_OK, feed(self, &s, false));
+	EXPECT_FALSE(self->ack.rto_undone);
+	EXPECT_EQ(0ULL, self->sb.rto_undone);
+	EXPECT_EQ(7U, self->sb.lost_pending);
+	ASSERT_TRUE(mpdt_sb_next_lost(&self->sb, &psn));
+	EXPECT_EQ(1U, psn);
+	mpdt_sb_resent(&self->sb, psn, 1, self->clk.now);
+	ASSERT_TRUE(mpdt_sb_next_lost(&self->sb, &psn));
+	EXPECT_EQ(2U, psn);
+}
+
+/* A SACK that acknowledges nothing new says nothing about the timeout:
+ * the verdict waits for one that does.
+ */
+TEST_F(sb, rto_verdict_waits_for_a_sack_that_acks)
+{
+	u64 sent_at = self->clk.now;
+	struct mpdt_sack s;
+	u32 psn;
+
+	send(self, 4);
+	tick(self, RTO);
+	mpdt_sb_on_rto(&self->sb, self->clk.now);
+	ASSERT_TRUE(mpdt_sb_next_lost(&self->sb, &psn));
+	mpdt_sb_resent(&self->sb, psn, 1, self->clk.now);
+	mpdt_rx_build_sack(&self->rx, NULL, &s);
+	s.echo_ts = sent_at;
+	ASSERT_EQ(MPDT_SB_OK, feed(self, &s, false));
+	EXPECT_TRUE(self->sb.rto_verify);
+	EXPECT_FALSE(mpdt_sb_next_lost(&self->sb, &psn));
+	deliver(self, 1);
+	mpdt_rx_build_sack(&self->rx, NULL, &s);
+	s.echo_ts = sent_at;
+	ASSERT_EQ(MPDT_SB_OK, feed(self, &s, false));
+	EXPECT_TRUE(self->ack.rto_undone);
+	EXPECT_FALSE(self->sb.rto_verify);
+}
+
 TEST_F(sb, original_acked_after_its_resend_keeps_the_balance)
 {
 	u32 psn;
@@ -1145,6 +1239,9 @@ static bool random_step(struct _test_data_sb *self, struct unit_rng *rng,
 			deliver(self, psn);
 		break;
 	case 2:
+		/* After an RTO one resend waits for the verdict (F-RTO). */
+		if (self->sb.rto_verify && self->sb.rto_resent)
+			n = 0;
 		if (mpdt_sb_next_lost(&self->sb, &psn) != !!n ||
 		    (n && psn != lowest))
 			return false;

@@ -116,6 +116,7 @@ const char *const stat_names[MPDT_STAT_MAX + 1] = {
 	[MPDT_STAT_CONN_EVICTED]	= "conn_evicted",
 	[MPDT_STAT_CONN_EXPIRED]	= "conn_expired",
 	[MPDT_STAT_TIME_WAIT]		= "time_wait",
+	[MPDT_STAT_RTO_UNDONE]		= "rto_undone",
 };
 
 /* Both peer address attributes are shown as "peer". */

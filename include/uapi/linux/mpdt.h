@@ -236,6 +236,7 @@ enum mpdt_stat {
 	MPDT_STAT_CONN_EVICTED,
 	MPDT_STAT_CONN_EXPIRED,
 	MPDT_STAT_TIME_WAIT,
+	MPDT_STAT_RTO_UNDONE,		/* spurious RTO: its losses taken back */
 	__MPDT_STAT_MAX
 };
 
