@@ -179,7 +179,7 @@ static void rx_sack(struct sim *s, const u32 *probe_base)
 	post(s, &ev, s->ctl_drop);
 }
 
-/* What rx.c does with a DATA packet; false if the core misbehaved. */
+/* What the engine does with a DATA packet; false if the core misbehaved. */
 static bool rx_data(struct sim *s, const struct net_ev *ev)
 {
 	struct mpdt_rx_arrival a = {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Shared helpers for the userspace unit tests of the MPDT pure core
- * (net/mpdt/{wire,sack,scoreboard,rtt,lb_*,cc_*}.c).
+ * (net/mpdt/{engine,reasm,wire,sack,scoreboard,rtt,lb_*,cc_*}.c).
  *
  * Include this before "kselftest_harness.h": the core's core.h defines
  * ARRAY_SIZE unconditionally, the harness only if it is not yet defined.
@@ -186,7 +186,7 @@ static inline enum mpdt_wire_err unit_roundtrip(const struct mpdt_pkt *pkt,
 }
 
 /*
- * One DATA arrival at the receiver, the way the glue (rx.c) handles it:
+ * One DATA arrival at the receiver, the way the engine handles it:
  * check the PSN, record it if new, then ask whether a SACK is due.  An
  * out-of-window packet is dropped without a SACK.  Returns "SACK due".
  */
