@@ -18,6 +18,8 @@ static struct mpdt_params defaults(void)
 	struct mpdt_params p = unit_cc_params(10000, 100);
 
 	p.udp_port = 4796;
+	p.sndbuf = 2 * MPDT_MSG_MAX;
+	p.rcvbuf = 2 * MPDT_MSG_MAX;
 	p.ack_bytes = 8192;
 	p.ack_on_epsn = 1;
 	p.ack_on_ce = 1;
