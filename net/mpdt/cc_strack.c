@@ -10,8 +10,9 @@
  * - Algo 3 writes the increases per ACK as "cwnd += x / cwnd" with cwnd
  *   in packets; a coalesced SACK acknowledging A bytes counts as A / MTU
  *   such ACKs, so in bytes the increase is x * A / cwnd: x per window.
- * - alpha (Table 1) is in bytes per unit of delay; delay_sf / base_rtt
- *   is 1 / 12 us, so it is 4 * MTU * bdp_sf per 12 us below the target.
+ * - alpha (Table 1) is in bytes per unit of delay: 4 * MTU * bdp_sf per
+ *   base RTT below the target, without Table 1's delay_sf (see
+ *   mpdt_strack_consts()).
  * - achievedBDP == 0 means "not measured yet" (Algo 1 line 13 tests it
  *   so); line 11 only uses a measured one.
  * - avg_delay starts at the first sample rather than at 0.
@@ -35,8 +36,40 @@ struct strack {
 	bool have_avg;		/* avg_delay holds a sample */
 };
 
-/* Table 1, with bdp_sf = BDP / (100 Gbit/s * 12 us) and
- * delay_sf = base_rtt / 12 us.
+/* Table 1 at any network.  Its values were tuned at 100 Gbit/s and 12 us
+ * (a BDP of B0 = 150000 bytes) and are scaled by bdp_sf = BDP / B0 and
+ * delay_sf = base_rtt / 12 us "to adapt to various network speeds and
+ * network latency" (§3.2).  What has to carry over is how the window
+ * moves in units of this network's BDP and base RTT, MTU being the
+ * connection's MSS.  At the reference point:
+ * - line 6 adds beta per window of ACKs (about an RTT):
+ *   beta / BDP = 5 * MTU / B0;
+ * - line 8 adds alpha * (target_Qdelay - delay) per window; per base RTT
+ *   of delay below the target that is alpha * base_rtt / BDP =
+ *   4 * MTU / B0 of the BDP (the whole increase at no delay, the target
+ *   being the base RTT);
+ * - line 19 adds eta per base RTT: eta / BDP = 0.15 * MTU / B0;
+ * - line 14 cuts by gamma * (avg_delay - target) / avg_delay, a ratio of
+ *   delays; target_Qdelay (the base RTT unless set) and target_Qhigh
+ *   (3 x target) are multiples of the base RTT, and line 10 compares
+ *   achievedBDP with a share of max_cwnd, itself a share of the BDP: all
+ *   without units already.  ewma stays a weight per RTT sample: how many
+ *   samples an RTT brings depends on packets per BDP and on SACK
+ *   coalescing, which Table 1 does not scale by.
+ * bdp_sf alone keeps beta and eta so.  Table 1's alpha, 4 * bdp_sf *
+ * delay_sf * MTU / base_rtt, does not: delay_sf cancels the division, and
+ * the increase per base RTT, alpha * base_rtt = 4 * MTU * bdp_sf *
+ * delay_sf, is delay_sf times the reference's share of the BDP.  At
+ * 10 Mbit/s x 10 ms delay_sf is 833, 31 BDPs per RTT with an MSS of 1400:
+ * one SACK below the target fills the window to its maximum, the queue
+ * that builds cuts it, and the window goes on and off.  MPDT leaves
+ * delay_sf out: alpha = 4 * MTU * bdp_sf / base_rtt, Table 1's value at
+ * the reference (delay_sf = 1) and the same share of the BDP per base RTT
+ * at any link speed and base RTT.
+ *
+ * Each constant is the floor of its exact value (a floor of a floor by
+ * an integer is one floor): beta, eta and alpha are below theirs by less
+ * than a byte, a byte and a millionth of a byte per ns.
  */
 void mpdt_strack_consts(const struct mpdt_params *p, u32 mss,
 			struct mpdt_strack_consts *k)
@@ -52,13 +85,12 @@ void mpdt_strack_consts(const struct mpdt_params *p, u32 mss,
 	/* beta = 5 * MTU * bdp_sf, eta = 0.15 * MTU * bdp_sf */
 	k->beta = mpdt_cc_ref_scale((u64)mss * p->strack_beta_pct, p) / 100;
 	k->eta = mpdt_cc_ref_scale((u64)mss * p->strack_eta_pct, p) / 100;
-	/* alpha = 4 * bdp_sf * delay_sf * MTU / base_rtt, in millionths of
-	 * a byte per ns; computed as written, though delay_sf cancels
-	 * base_rtt.
+	/* alpha = 4 * MTU * bdp_sf / base_rtt, in millionths of a byte per
+	 * ns: the BDP's share per base RTT of the reference, not its
+	 * delay_sf multiple (above).
 	 */
 	a = mpdt_cc_ref_scale((u64)mss * p->strack_alpha_pct *
 			      (STRACK_PPM / 100), p);
-	a = mpdt_mul_div(a, base_rtt, MPDT_CC_REF_RTT_NS);
 	k->alpha = mpdt_div(a, base_rtt);
 }
 
