@@ -23,26 +23,56 @@
  * (§III-C).
  *
  * Congestion history (§III-D).  A penalty per path, by severity: an ECN
- * mark gives a short one, a trimmed packet (NACK) or a timeout a much
- * longer one.  Penalties never add up: an ECN mark leaves a penalised
- * path alone, a loss raises its penalty to the loss value at most.  A
- * send skips penalised paths; if a whole cycle is penalised it takes the
- * least penalised (§III-C).  Penalties decay on every send "based on the
- * drainage rate of the switch"; the values were lost in extraction, so
- * MPDT counts penalties in packets, decays them by one per send (a queue
- * drains a packet while the sender, at line rate, sends one) and sizes
- * them by the queue each signal implies, in percent of a BDP of packets:
- * ECN marking starts at about a quarter BDP (prime_ecn_penalty = 25),
- * trimming at a full BDP (§IV: "packets get trimmed if the queue length
- * exceeds one BDP"; prime_nack_penalty = 100).  A silent loss (timeout,
- * probe, OOO count) is the severest signal: it is found only about a
- * window of packets later, long after a trim's NACK would have come, and
- * a path that drops without trimming is more likely failed than full.  A
- * penalty shorter than that detection delay would put the path back in
- * the walk before the next evidence arrives, so a dead link would keep
- * its share; prime_timeout_penalty = 3000 (30 BDPs of sends) outlasts it.
- * Decay is lazy: a path stores the send count at which its penalty
- * reaches zero.
+ * mark gives a short one, a trimmed packet (NACK) or a silent loss a much
+ * longer one, a path judged failed (below) the longest.  Penalties never
+ * add up: an ECN mark leaves a penalised path alone, a loss raises its
+ * penalty to the loss value at most.  A send skips penalised paths; if a
+ * whole cycle is penalised it takes the least penalised (§III-C).
+ * Penalties decay on every send "based on the drainage rate of the
+ * switch"; the values were lost in extraction, so MPDT counts penalties
+ * in packets, decays them by one per send (a queue drains a packet while
+ * the sender, at line rate, sends one) and sizes them by the queue each
+ * signal implies, in percent of a BDP of packets: ECN marking starts at
+ * about a quarter BDP (prime_ecn_penalty = 25), trimming at a full BDP
+ * (§IV: "packets get trimmed if the queue length exceeds one BDP";
+ * prime_nack_penalty = 100).  Decay is lazy: a path stores the send count
+ * at which its penalty reaches zero.
+ *
+ * Silent losses (a timeout, a probe or the OOO count: on_loss).  §III-B
+ * ranks a loss with a trim, as severe congestion: "Trimmed packets and
+ * packet loss initiate a NACK ... PRIME penalizes the path associated
+ * with a NACK packet for an extended period of time".  On a fabric that
+ * drops instead of trimming, most silent losses are just that.  Failed
+ * links PRIME leaves to the switches (§IV-A2: BFD and fast failover take
+ * them out of forwarding, after a brief "blackhole" phase; the load
+ * balancer then spreads over what is left), but until they do, or where
+ * nothing does, a dead path swallows its share of every window.  The two
+ * differ in what else the path does: a congested queue still forwards
+ * most of what reaches it, a dead path nothing.  So:
+ * - a silent loss is a strike against its path, and any sign that the
+ *   path delivers (a SACK acknowledging or echoing one of its packets, a
+ *   NACK for one) clears the path's strikes;
+ * - a strike counts only if two windows of packets (cwnd_pkts of the
+ *   last send each; about an RTT) were delivered over the other paths
+ *   since the path's previous one: the global delivery round must have
+ *   moved on three times.  That is longer than the RTT and a half in
+ *   which what was in flight at the previous strike is acknowledged or
+ *   found lost, so the next strike is the loss of a packet sent after
+ *   it, once its penalty ran out: losses found together, as a burst
+ *   dropped by one overflowing queue or a window declared lost by one
+ *   RTO, are one strike.  While no path delivers (the peer or the whole
+ *   fabric silent) strikes do not grow at all;
+ * - below PRIME_FAIL_STRIKES strikes a silent loss is congestion and
+ *   gets a trim's penalty (prime_nack_penalty, §III-B); at
+ *   PRIME_FAIL_STRIKES the path is judged failed and gets
+ *   prime_timeout_penalty (3000: 30 BDPs of sends), renewed by each loss
+ *   while the path has delivered nothing since.
+ * PRIME_FAIL_STRIKES = 3 is the detection multiplier BFD (which §IV-A2
+ * cites) is commonly run with: three missed rounds.  A congested path
+ * gets there only by losing everything it carried for three such rounds
+ * while the others delivered (test_lb_prime.c: not once in 4 million
+ * sends over 8 paths at 10% random loss); a dead one does within three
+ * rounds of penalty and detection, some 3 RTTs each.
  */
 #include "lb.h"
 #include "prng.h"
@@ -51,6 +81,17 @@
 #define PRIME_MAX_PATHS		1024U
 #define PRIME_MAX_TIERS		4U
 #define PRIME_MAX_PENALTY	BIT_ULL(30)	/* sends; s32 math stays exact */
+/* Strikes that fail a path; they must fit PRIME_STRIKES. */
+#define PRIME_FAIL_STRIKES	3U
+/* Round moves between strikes: two whole windows delivered at least. */
+#define PRIME_STRIKE_ROUNDS	3U
+/* A path's health byte: its strikes, and above them the delivery round
+ * of its last strike, modulo 64 (rounds that many apart look alike: a
+ * strike may then come up to three rounds later, never sooner).
+ */
+#define PRIME_STRIKES		3U
+#define PRIME_ROUND_SHIFT	2
+#define PRIME_ROUNDS		0x3fU
 
 /* Every part has the same number of values: uplinks per switch. */
 struct prime_shape {
@@ -62,6 +103,9 @@ struct lb_prime {
 	struct mpdt_prng rng;
 	u32 sends;		/* packets sent: the decay clock */
 	u32 bdp_pkts;		/* from the last send, to size penalties */
+	u32 cwnd_pkts;		/* from the last send: packets in a round */
+	u32 round;		/* windows of packets delivered */
+	u32 round_heard;	/* packets delivered in this round */
 	u32 ecn_pct;
 	u32 nack_pct;
 	u32 timeout_pct;
@@ -70,14 +114,15 @@ struct lb_prime {
 	u32 bits;		/* bits per part */
 	u32 paths;		/* size^parts */
 	u16 pos[PRIME_MAX_TIERS];	/* round robin position per part */
-	/* until[paths], then the parts' orders: u16[size] each.  A path is
-	 * numbered by its part values in mixed radix, part 0 lowest.
+	/* until[paths], then the parts' orders: u16[size] each, then the
+	 * health bytes: u8[paths].  A path is numbered by its part values in
+	 * mixed radix, part 0 lowest.
 	 */
 	u32 until[];
 };
 
-/* Each part needs size <= size^parts values, so 6 bytes a path suffice. */
-#define PRIME_PATH_BYTES	(sizeof(u32) + sizeof(u16))
+/* Each part needs size <= size^parts values, so 7 bytes a path suffice. */
+#define PRIME_PATH_BYTES	(sizeof(u32) + sizeof(u16) + sizeof(u8))
 
 static u64 prime_max_ev(struct prime_shape sh)
 {
@@ -138,6 +183,11 @@ bool mpdt_prime_layout_fits(const struct mpdt_params *p)
 static u16 *prime_order(struct lb_prime *s, u32 part)
 {
 	return (u16 *)&s->until[s->paths] + part * s->size;
+}
+
+static u8 *prime_health(struct lb_prime *s, u32 idx)
+{
+	return (u8 *)prime_order(s, s->parts) + idx;
 }
 
 /* Sized from @p, but never beyond the state allocated: the parameters
@@ -243,6 +293,7 @@ static u16 prime_choose(struct mpdt_lb *lb, struct mpdt_lb_ctx *ctx)
 	u16 ev, best_ev = 0;
 
 	s->bdp_pkts = ctx->bdp_pkts;
+	s->cwnd_pkts = ctx->cwnd_pkts;
 	for (n = 0; n < 2 * s->paths - 1; n++) {
 		idx = prime_current(s, &ev);
 		prime_advance(s);
@@ -266,13 +317,10 @@ static u32 prime_penalty(const struct lb_prime *s, u32 pct)
 }
 
 /* @sticky: only a path without a penalty gets one (an ECN mark). */
-static void prime_penalise(struct lb_prime *s, u16 ev, u32 pct, bool sticky)
+static void prime_penalise(struct lb_prime *s, u32 idx, u32 pct, bool sticky)
 {
-	u32 idx, left, penalty;
+	u32 left = prime_penalty_left(s, idx), penalty;
 
-	if (!prime_index(s, ev, &idx))
-		return;
-	left = prime_penalty_left(s, idx);
 	if (sticky && left)
 		return;
 	penalty = prime_penalty(s, pct);
@@ -280,28 +328,73 @@ static void prime_penalise(struct lb_prime *s, u16 ev, u32 pct, bool sticky)
 		s->until[idx] = s->sends + penalty;
 }
 
+/* @n packets were delivered, over any paths: the rounds go on. */
+static void prime_heard(struct lb_prime *s, u32 n)
+{
+	s->round_heard += n;
+	if (s->round_heard >= max(s->cwnd_pkts, 1U)) {
+		s->round++;
+		s->round_heard = 0;
+	}
+}
+
+/* A packet sent on @ev reached the receiver: the path works. */
+static void prime_alive(struct lb_prime *s, u16 ev)
+{
+	u32 idx;
+
+	if (prime_index(s, ev, &idx))
+		*prime_health(s, idx) = 0;
+}
+
 static void prime_on_ack(struct mpdt_lb *lb, const struct mpdt_lb_ack *a)
 {
 	struct lb_prime *s = lb->priv;
+	u32 n = a->acked_count, i, idx;
 
-	if (a->ce)
-		prime_penalise(s, a->ev, s->ecn_pct, true);
+	prime_heard(s, max(n, 1U));
+	prime_alive(s, a->ev);
+	for (i = 0; i < n; i++)
+		prime_alive(s, a->acked_evs[i]);
+	if (a->ce && prime_index(s, a->ev, &idx))
+		prime_penalise(s, idx, s->ecn_pct, true);
 }
 
-/* NO_BUFFER is the receiver's memory, not the path. */
+/* Whatever the code, the packet (or its trimmed header) arrived.
+ * NO_BUFFER is the receiver's memory, not the path: no penalty.
+ */
 static void prime_on_nack(struct mpdt_lb *lb, u16 ev, u8 code, u64 now)
 {
 	struct lb_prime *s = lb->priv;
+	u32 idx;
 
-	if (code == MPDT_NACK_TRIMMED)
-		prime_penalise(s, ev, s->nack_pct, false);
+	prime_heard(s, 1);
+	prime_alive(s, ev);
+	if (code == MPDT_NACK_TRIMMED && prime_index(s, ev, &idx))
+		prime_penalise(s, idx, s->nack_pct, false);
 }
 
+/* A strike, if two windows were delivered since the last (header
+ * comment); the trim's penalty, or the failure's at PRIME_FAIL_STRIKES.
+ */
 static void prime_on_loss(struct mpdt_lb *lb, u16 ev, bool rto, u64 now)
 {
 	struct lb_prime *s = lb->priv;
+	u32 idx, strikes, round = s->round & PRIME_ROUNDS, last;
+	u8 *health;
 
-	prime_penalise(s, ev, s->timeout_pct, false);
+	if (!prime_index(s, ev, &idx))
+		return;
+	health = prime_health(s, idx);
+	strikes = *health & PRIME_STRIKES;
+	last = *health >> PRIME_ROUND_SHIFT;
+	if (!strikes ||
+	    ((round - last) & PRIME_ROUNDS) >= PRIME_STRIKE_ROUNDS) {
+		strikes = min(strikes + 1, PRIME_FAIL_STRIKES);
+		*health = round << PRIME_ROUND_SHIFT | strikes;
+	}
+	prime_penalise(s, idx, strikes < PRIME_FAIL_STRIKES ?
+		       s->nack_pct : s->timeout_pct, false);
 }
 
 const struct mpdt_lb_ops mpdt_lb_prime = {

@@ -35,7 +35,7 @@ struct mpdt_params {
 	u32 prime_uplinks;	/* "prime": uplinks per tier; 0 = all EVs */
 	u32 prime_ecn_penalty;	/* "prime": % of a BDP of sends, ECN */
 	u32 prime_nack_penalty;	/* "prime": % of a BDP of sends, trim */
-	u32 prime_timeout_penalty; /* "prime": the same, silent loss */
+	u32 prime_timeout_penalty; /* "prime": the same, failed path */
 	u32 paralet_m;		/* "paralet": parallel flowlets */
 	u32 paralet_bdps;	/* "paralet": flowlet = this many BDP / m */
 	/* congestion control: strack (STrack Table 1), smartt (SMaRTT §3.5),
