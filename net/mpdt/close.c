@@ -1,14 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Time-wait (wire-format.rst section 8.2), MPDT's TIME_WAIT.  A socket
- * closed while a peer may still wait for its last SACK stays bound for
- * the quiet time (mpdt_eng_quiet_ns()), holding only its receive bitmaps:
- * it answers duplicate DATA and PROBEs of what it received, so a sender
- * whose final SACK was lost learns that every byte arrived instead of
- * failing with ETIMEDOUT.  It holds no message and takes no new data; a
- * new bind() of its port ends it at once.
+ * What a socket does after close() (wire-format.rst section 8.2).
+ *
+ * Draining: a socket closed with messages not yet acknowledged keeps
+ * delivering them in the background, as TCP does after close(), also when
+ * its process exits.  It stays bound, its connections keep their timers,
+ * and their receiving halves only answer duplicates; it ends when every
+ * message is acknowledged or dropped with its failed peer (the retry
+ * limit bounds that), or when nothing was acknowledged for the reassembly
+ * time (a peer that is alive but never makes room).  SO_LINGER with a zero
+ * time skips it (socket.c).
+ *
+ * Time-wait, MPDT's TIME_WAIT: a socket closed while a peer may still wait
+ * for its last SACK stays bound for the quiet time (mpdt_eng_quiet_ns()),
+ * holding only its receive bitmaps: it answers duplicate DATA and PROBEs
+ * of what it received, so a sender whose final SACK was lost learns that
+ * every byte arrived instead of failing with ETIMEDOUT.  It holds no
+ * message and takes no new data.
+ *
+ * A new bind() of the port ends either at once.
  */
 #include "protocol.h"
+
+/* With nothing acknowledged for this long a draining socket gives up: the
+ * peer forgets a silent partial message after as long.
+ */
+static u64 drain_limit_ns(const struct mpdt_net *mn)
+{
+	return mpdt_eng_reassembly_ns(&mn->params);
+}
 
 static bool any_peer_may_wait(struct mpdt_sock *msk, u64 now)
 {
@@ -21,61 +41,120 @@ static bool any_peer_may_wait(struct mpdt_sock *msk, u64 now)
 	return false;
 }
 
-/* Everything but the bitmaps goes; the connections' timers stop (one
- * already running finds msk->time_wait and does nothing).
- */
-static void strip(struct mpdt_sock *msk, struct list_head *ready)
+static bool all_sent(struct mpdt_sock *msk)
 {
 	struct mpdt_conn *c;
 	int bkt;
 
-	list_splice_init(&msk->rx_ready, ready);
+	hash_for_each(msk->conns, bkt, c, node)
+		if (!list_empty(&c->eng.tx_msgs))
+			return false;
+	return true;
+}
+
+/* Complete messages nobody will read go. */
+static void drop_unread(struct mpdt_sock *msk)
+{
+	struct mpdt_rxmsg *m, *tmp;
+
+	list_for_each_entry_safe(m, tmp, &msk->rx_ready, node) {
+		list_del(&m->node);
+		mpdt_rxmsg_free(msk, m);
+	}
+}
+
+/* Under msk->lock: keep delivering in the background if anything is left
+ * to deliver.  The socket's reference then goes when it is done.
+ */
+static bool drain_enter(struct mpdt_sock *msk, u64 now)
+{
+	struct mpdt_conn *c;
+	int bkt;
+
+	if (!msk->port || all_sent(msk))
+		return false;
+	WRITE_ONCE(msk->draining, true);
+	msk->drain_progress_ns = now;
+	drop_unread(msk);
+	hash_for_each(msk->conns, bkt, c, node)
+		mpdt_eng_close_rx(&c->eng);
+	mpdt_stat_inc(msk->mn, MPDT_STAT_CLOSE_DRAIN);
+	mod_timer(&msk->gc_timer,
+		  jiffies + nsecs_to_jiffies(drain_limit_ns(msk->mn)) + 1);
+	return true;
+}
+
+/* Under msk->lock: time-wait for @wait_ns.  Everything but the bitmaps
+ * goes; the connections' timers stop (one already running finds nothing
+ * to do, so the end of the time-wait, a timer tick later at least, frees
+ * them without waiting for one).
+ */
+static void tw_enter_locked(struct mpdt_sock *msk, u64 now, u64 wait_ns)
+{
+	struct mpdt_conn *c;
+	int bkt;
+
+	WRITE_ONCE(msk->time_wait, true);
+	msk->tw_end_ns = now + wait_ns;
+	drop_unread(msk);
 	hash_for_each(msk->conns, bkt, c, node) {
 		hrtimer_try_to_cancel(&c->timer);
 		mpdt_eng_time_wait(&c->eng);
 	}
+	mod_timer(&msk->gc_timer, jiffies + nsecs_to_jiffies(wait_ns) + 1);
 }
 
-/* close(): true if @msk stays in time-wait; its reference then goes when
- * the time-wait ends (mpdt_tw_expire()).
- */
-bool mpdt_tw_enter(struct mpdt_sock *msk)
+/* The time a peer may still wait for our last SACK, or 0. */
+static u64 tw_time(struct mpdt_sock *msk, u64 now)
 {
-	u64 now, quiet = mpdt_eng_quiet_ns(&msk->mn->params);
-	struct mpdt_rxmsg *m, *tmp;
-	LIST_HEAD(ready);
-	bool wait;
+	if (!msk->port || !any_peer_may_wait(msk, now))
+		return 0;
+	mpdt_stat_inc(msk->mn, MPDT_STAT_TIME_WAIT);
+	return mpdt_eng_quiet_ns(&msk->mn->params);
+}
+
+/* close(), unless SO_LINGER aborted: true if @msk lives on, draining or
+ * in time-wait; its reference then goes when that ends (mpdt_close_gc()).
+ */
+bool mpdt_close_linger_on(struct mpdt_sock *msk, bool abort)
+{
+	bool live;
+	u64 now, tw;
 
 	spin_lock_bh(&msk->lock);
 	now = mpdt_now();
-	wait = msk->port && any_peer_may_wait(msk, now);
-	if (wait) {
-		msk->time_wait = true;
-		msk->tw_end_ns = now + quiet;
-		strip(msk, &ready);
-		list_for_each_entry_safe(m, tmp, &ready, node)
-			mpdt_rxmsg_free(msk, m);
-		mod_timer(&msk->gc_timer, jiffies + nsecs_to_jiffies(quiet) + 1);
-		mpdt_stat_inc(msk->mn, MPDT_STAT_TIME_WAIT);
+	live = !abort && drain_enter(msk, now);
+	if (!live) {
+		tw = tw_time(msk, now);
+		if (tw)
+			tw_enter_locked(msk, now, tw);
+		live = tw;
 	}
 	spin_unlock_bh(&msk->lock);
-	if (wait)
-		mpdt_port_time_wait(msk);
-	return wait;
+	if (live)
+		mpdt_port_closed(msk);
+	return live;
 }
 
-/* The gc timer, under msk->lock: false while the time-wait lasts.  Once
- * it is over the socket is unbound and its connections freed (none has a
- * timer left to wait for); the caller then drops the last reference.
+/* A draining socket made progress; done, it is finished at once. */
+void mpdt_close_progress(struct mpdt_sock *msk)
+{
+	if (!msk->draining)
+		return;
+	msk->drain_progress_ns = mpdt_now();
+	if (all_sent(msk))
+		mod_timer(&msk->gc_timer, jiffies);
+}
+
+/* Unbound, its connections freed (none has a timer left to wait for); the
+ * caller then drops the last reference.
  */
-bool mpdt_tw_expire(struct mpdt_sock *msk, u64 now)
+static void finish(struct mpdt_sock *msk)
 {
 	struct hlist_node *next;
 	struct mpdt_conn *c;
 	int bkt;
 
-	if (now < msk->tw_end_ns)
-		return false;
 	msk->closing = true;
 	mpdt_port_unbind(msk);
 	hash_for_each_safe(msk->conns, bkt, next, c, node) {
@@ -84,5 +163,48 @@ bool mpdt_tw_expire(struct mpdt_sock *msk, u64 now)
 	}
 	msk->nconns = 0;
 	sk_mem_reclaim_final(&msk->inet.sk);
+}
+
+/* Draining ends in time-wait: as long as a peer may wait, else just
+ * until the connections' timers are surely idle.
+ */
+static void drain_end(struct mpdt_sock *msk, u64 now)
+{
+	tw_enter_locked(msk, now, tw_time(msk, now));
+	WRITE_ONCE(msk->draining, false);
+}
+
+/* The gc timer of a closed socket, under msk->lock: true once the socket
+ * is finished.
+ */
+bool mpdt_close_gc(struct mpdt_sock *msk, u64 now)
+{
+	u64 quiet, limit = drain_limit_ns(msk->mn);
+	struct mpdt_conn *c;
+	int bkt;
+
+	if (msk->draining) {
+		if (all_sent(msk)) {
+			drain_end(msk, now);
+			return false;
+		}
+		quiet = mpdt_since(now, msk->drain_progress_ns);
+		if (quiet < limit) {
+			mod_timer(&msk->gc_timer, jiffies + 1 +
+				  nsecs_to_jiffies(limit - quiet));
+			return false;
+		}
+		mpdt_stat_inc(msk->mn, MPDT_STAT_CLOSE_ABANDONED);
+		hash_for_each(msk->conns, bkt, c, node)
+			mpdt_eng_release(&c->eng);
+		drain_end(msk, now);
+		return false;
+	}
+	if (now < msk->tw_end_ns) {
+		mod_timer(&msk->gc_timer,
+			  jiffies + 1 + nsecs_to_jiffies(msk->tw_end_ns - now));
+		return false;
+	}
+	finish(msk);
 	return true;
 }

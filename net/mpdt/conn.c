@@ -135,14 +135,15 @@ void mpdt_conn_gc_arm(struct mpdt_sock *msk)
 }
 
 /* Expire partial messages and collect idle connections, while any are
- * left; end a time-wait.  Softirq; release stops it (msk->closing, then
- * del_timer_sync), or it ends the time-wait and the socket with it.
+ * left; for a closed socket, the steps of close.c.  Softirq; release
+ * stops it (msk->closing, then del_timer_sync), or it ends a closed
+ * socket's life.
  */
 void mpdt_conn_gc(struct timer_list *t)
 {
 	struct mpdt_sock *msk = from_timer(msk, t, gc_timer);
 	struct mpdt_conn *c, *tmp;
-	bool tw_over;
+	bool done;
 	u64 now;
 
 	spin_lock(&msk->lock);
@@ -150,13 +151,10 @@ void mpdt_conn_gc(struct timer_list *t)
 		goto out;
 	/* Read under the lock: no packet stamps a later time meanwhile. */
 	now = mpdt_now();
-	if (msk->time_wait) {
-		tw_over = mpdt_tw_expire(msk, now);
-		if (!tw_over)
-			mod_timer(&msk->gc_timer, jiffies + 1 +
-				  nsecs_to_jiffies(msk->tw_end_ns - now));
+	if (mpdt_sock_closed(msk)) {
+		done = mpdt_close_gc(msk, now);
 		spin_unlock(&msk->lock);
-		if (tw_over)
+		if (done)
 			sock_put(&msk->inet.sk);
 		return;
 	}
@@ -261,7 +259,7 @@ void mpdt_rmem_release(struct mpdt_sock *msk, u32 bytes)
 	sk_mem_reclaim(sk);
 }
 
-/* Socket release or the end of a time-wait, after every other user
+/* Socket release or the end of a closed socket, after every other user
  * stopped (msk->closing).
  */
 void mpdt_conn_destroy(struct mpdt_conn *c)

@@ -562,7 +562,7 @@ void mpdt_eng_on_timer(struct mpdt_eng *e, u64 now)
  * of progress would not do: a live sender whose repairs keep getting lost
  * could still complete it after we dropped the bytes we acknowledged.
  */
-static u64 reassembly_timeout_ns(const struct mpdt_params *p)
+u64 mpdt_eng_reassembly_ns(const struct mpdt_params *p)
 {
 	u64 retrying = (p->max_retries + 2ULL) * us_to_ns(p->rto_max_us);
 
@@ -592,7 +592,7 @@ static void rx_retire(struct mpdt_eng *e)
 bool mpdt_eng_rx_expire(struct mpdt_eng *e, u64 now)
 {
 	if (!e->rx_partial ||
-	    since(now, e->rx_heard_ns) < reassembly_timeout_ns(e->params))
+	    since(now, e->rx_heard_ns) < mpdt_eng_reassembly_ns(e->params))
 		return false;
 	e->ops->count(e, MPDT_STAT_RX_MSG_EXPIRED, e->rx_partial);
 	rx_retire(e);
@@ -791,8 +791,9 @@ static void on_probe(struct mpdt_eng *e, const struct mpdt_pkt *pkt, u64 now)
 		  MPDT_F_PROBE_ACK);
 }
 
-/* In time-wait (wire-format.rst 8.2) a connection answers, for the
- * incarnation it knows, a DATA it already holds and a PROBE; nothing else.
+/* Once its socket closed (wire-format.rst 8.2) a connection answers, for
+ * the incarnation it knows, a DATA it already holds and a PROBE; nothing
+ * else reaches its receiving half.
  */
 static void on_packet_time_wait(struct mpdt_eng *e, const struct mpdt_pkt *pkt)
 {
@@ -816,7 +817,9 @@ void mpdt_eng_on_packet(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
 			bool ce, const void *payload, u64 now)
 {
 	e->now = now;
-	if (e->state == MPDT_ENG_TIME_WAIT) {
+	if (e->rx_closed && (pkt->hdr.type == MPDT_T_DATA ||
+			     pkt->hdr.type == MPDT_T_PROBE ||
+			     e->state == MPDT_ENG_TIME_WAIT)) {
 		on_packet_time_wait(e, pkt);
 		return;
 	}
@@ -879,8 +882,16 @@ void mpdt_eng_release(struct mpdt_eng *e)
 	e->rx_partial = 0;
 }
 
+void mpdt_eng_close_rx(struct mpdt_eng *e)
+{
+	e->ops->rx_forget(e);
+	e->rx_partial = 0;
+	e->rx_closed = true;
+}
+
 void mpdt_eng_time_wait(struct mpdt_eng *e)
 {
 	mpdt_eng_release(e);
+	e->rx_closed = true;
 	e->state = MPDT_ENG_TIME_WAIT;
 }

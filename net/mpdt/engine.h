@@ -110,6 +110,7 @@ struct mpdt_eng {
 	u32 rx_prev_nonce;		/* replaced incarnation, refused */
 	u64 rx_heard_ns;		/* latest DATA/PROBE of rx_nonce */
 	u32 rx_partial;			/* messages being assembled */
+	bool rx_closed;			/* nobody reads: duplicates only */
 	struct mpdt_rx rx;
 
 	/* Reported by MPDT_INFO. */
@@ -148,7 +149,13 @@ void mpdt_eng_on_packet(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
 void mpdt_eng_on_timer(struct mpdt_eng *e, u64 now);
 /* The connection goes: release every message, sent or being assembled. */
 void mpdt_eng_release(struct mpdt_eng *e);
-/* The socket closed: release every message, answer duplicates only. */
+/* The socket closed but still delivers what it sent: the receiving half
+ * drops its partial messages and only answers duplicates and probes.
+ */
+void mpdt_eng_close_rx(struct mpdt_eng *e);
+/* The socket closed and sends no more: release every message, answer
+ * duplicates and probes only.
+ */
 void mpdt_eng_time_wait(struct mpdt_eng *e);
 /* Forget the peer's incarnation if it has been silent for longer than a
  * sender can retry; returns true if it did (its messages are dropped).
@@ -165,5 +172,9 @@ u64 mpdt_eng_rto(const struct mpdt_eng *e);
  * no live sender behind it.
  */
 u64 mpdt_eng_quiet_ns(const struct mpdt_params *p);
+/* How long a partial message outlives its silent sender: longer than the
+ * sender can keep retrying.
+ */
+u64 mpdt_eng_reassembly_ns(const struct mpdt_params *p);
 
 #endif /* _MPDT_ENGINE_H */

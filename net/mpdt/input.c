@@ -69,7 +69,7 @@ static void dispatch(struct mpdt_sock *msk, const struct mpdt_pkt *pkt,
 
 	r->from.port = htons(pkt->hdr.src_port);
 	c = mpdt_conn_find(msk, &r->from);
-	if (!c && msk->time_wait) {
+	if (!c && mpdt_sock_closed(msk)) {
 		mpdt_stat_inc(mn, MPDT_STAT_DROP_NO_SOCKET);
 		return;
 	}

@@ -139,8 +139,8 @@ static u16 pick_ephemeral(struct mpdt_net *mn)
 	return 0;
 }
 
-/* A port held by a closed socket in time-wait is taken over: the new
- * socket is what the port's peers want now.
+/* A port held by a closed socket (draining or in time-wait) is taken
+ * over: the new socket is what the port's peers want now.
  */
 static int port_take(struct mpdt_net *mn, u16 port)
 {
@@ -148,7 +148,7 @@ static int port_take(struct mpdt_net *mn, u16 port)
 
 	if (!old)
 		return 0;
-	if (!READ_ONCE(old->time_wait))
+	if (!mpdt_sock_closed(old))
 		return -EADDRINUSE;
 	hlist_del_init_rcu(&old->port_node);
 	return 0;
@@ -233,16 +233,17 @@ void mpdt_port_unbind(struct mpdt_sock *msk)
 	spin_lock_bh(&mn->ports_lock);
 	if (!hlist_unhashed(&msk->port_node)) {
 		hlist_del_init_rcu(&msk->port_node);
-		if (!msk->time_wait)
+		if (!mpdt_sock_closed(msk))
 			mn->nsockets--;
 	}
 	spin_unlock_bh(&mn->ports_lock);
 }
 
-/* A socket in time-wait keeps its port but is no longer open: it does not
- * hold udp-port, and a new bind() takes the port over.
+/* A closed socket (draining, then in time-wait) keeps its port but is no
+ * longer open: it does not hold udp-port, and a new bind() takes the port
+ * over.
  */
-void mpdt_port_time_wait(struct mpdt_sock *msk)
+void mpdt_port_closed(struct mpdt_sock *msk)
 {
 	struct mpdt_net *mn = msk->mn;
 

@@ -77,7 +77,12 @@ struct mpdt_sock {
 	struct mpdt_addr peer;		/* default peer after connect() */
 	bool connected;
 	bool closing;
-	bool time_wait;			/* closed; answers duplicates */
+	/* Closed (close.c): still delivering its messages, then answering
+	 * duplicates; time_wait is set before draining is cleared.
+	 */
+	bool draining;
+	bool time_wait;
+	u64 drain_progress_ns;
 	u64 tw_end_ns;
 	/* Chosen with setsockopt(); NULL: the netns default at connect. */
 	const struct mpdt_lb_ops *lb;
@@ -93,6 +98,12 @@ struct mpdt_sock {
 static inline struct mpdt_sock *mpdt_sk(const struct sock *sk)
 {
 	return (struct mpdt_sock *)sk;
+}
+
+/* close() was called, but the socket lives on (close.c). */
+static inline bool mpdt_sock_closed(const struct mpdt_sock *msk)
+{
+	return READ_ONCE(msk->time_wait) || READ_ONCE(msk->draining);
 }
 
 /* An AF_INET6 socket: inet6_create() expects ipv6_pinfo at the end. */
@@ -159,7 +170,7 @@ int mpdt_net_apply_params(struct mpdt_net *mn, const struct mpdt_params *p,
 			  const struct mpdt_cc_ops *cc,
 			  struct netlink_ext_ack *extack);
 void mpdt_port_unbind(struct mpdt_sock *msk);
-void mpdt_port_time_wait(struct mpdt_sock *msk);
+void mpdt_port_closed(struct mpdt_sock *msk);
 struct mpdt_sock *mpdt_port_lookup(struct mpdt_net *mn, u16 port);
 int mpdt_net_register(void);
 void mpdt_net_unregister(void);
@@ -210,9 +221,10 @@ struct mpdt_rx_payload {
 	u32 off;
 };
 
-/* timewait.c */
-bool mpdt_tw_enter(struct mpdt_sock *msk);
-bool mpdt_tw_expire(struct mpdt_sock *msk, u64 now);
+/* close.c */
+bool mpdt_close_linger_on(struct mpdt_sock *msk, bool abort);
+void mpdt_close_progress(struct mpdt_sock *msk);
+bool mpdt_close_gc(struct mpdt_sock *msk, u64 now);
 
 /* input.c */
 int mpdt_udp_encap_recv(struct sock *sk, struct sk_buff *skb);

@@ -510,17 +510,26 @@ static int mpdt_shutdown(struct socket *sock, int how)
 	return wait_for(sk, &timeo, tx_drained, 0);
 }
 
-/* close(): without SO_LINGER, messages not yet acknowledged are dropped at
- * once (a message is delivered whole or not at all, never partly).  With
- * SO_LINGER, close() first waits up to the linger time for every message
- * to be acknowledged.
+/* close(): as TCP's.  Without SO_LINGER, messages not yet acknowledged
+ * are delivered in the background (close.c).  SO_LINGER with a zero time
+ * drops them at once; a positive one waits up to the linger time for all
+ * to be acknowledged, then drops what is left, unless the process is
+ * exiting and cannot wait: then they go in the background too.  Dropped,
+ * a message is not delivered at all, never partly.  True if the rest is
+ * to be dropped.
  */
-static void linger(struct sock *sk)
+static bool linger(struct sock *sk)
 {
 	long timeo = sk->sk_lingertime;
 
-	if (sock_flag(sk, SOCK_LINGER) && !(current->flags & PF_EXITING))
-		wait_for(sk, &timeo, tx_drained, 0);
+	if (!sock_flag(sk, SOCK_LINGER))
+		return false;
+	if (!timeo)
+		return true;
+	if (current->flags & PF_EXITING)
+		return false;
+	wait_for(sk, &timeo, tx_drained, 0);
+	return true;
 }
 
 static void release_everything(struct mpdt_sock *msk)
@@ -551,18 +560,17 @@ static void release_everything(struct mpdt_sock *msk)
 static int mpdt_release(struct socket *sock)
 {
 	struct sock *sk = sock->sk;
-	bool tw;
+	bool live;
 
 	if (!sk)
 		return 0;
-	linger(sk);
-	tw = mpdt_tw_enter(mpdt_sk(sk));
-	if (!tw)
+	live = mpdt_close_linger_on(mpdt_sk(sk), linger(sk));
+	if (!live)
 		release_everything(mpdt_sk(sk));
 	sock_orphan(sk);
 	sock->sk = NULL;
-	/* In time-wait, the reference goes when it ends. */
-	if (!tw)
+	/* Draining or in time-wait, the reference goes when that ends. */
+	if (!live)
 		sock_put(sk);
 	return 0;
 }

@@ -54,6 +54,8 @@ static const char * const mpdt_stat_names[__MPDT_STAT_MAX] = {
 	[MPDT_STAT_CONN_EXPIRED]	= "conn_expired",
 	[MPDT_STAT_TIME_WAIT]		= "time_wait",
 	[MPDT_STAT_RTO_UNDONE]		= "rto_undone",
+	[MPDT_STAT_CLOSE_DRAIN]		= "close_drain",
+	[MPDT_STAT_CLOSE_ABANDONED]	= "close_abandoned",
 };
 
 void mpdt_stat_inc(struct mpdt_net *mn, enum mpdt_stat s)

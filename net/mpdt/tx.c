@@ -95,7 +95,10 @@ void mpdt_tx_release(struct mpdt_eng *e, struct mpdt_eng_txmsg *m)
 
 void mpdt_tx_room(struct mpdt_eng *e)
 {
-	mpdt_sock_wake_writers(mpdt_eng_conn(e)->msk);
+	struct mpdt_sock *msk = mpdt_eng_conn(e)->msk;
+
+	mpdt_sock_wake_writers(msk);
+	mpdt_close_progress(msk);
 }
 
 /* The peer stopped answering: report ETIMEDOUT on the socket. */
@@ -109,6 +112,7 @@ void mpdt_tx_failed(struct mpdt_eng *e)
 	WRITE_ONCE(sk->sk_err, ETIMEDOUT);
 	sk_error_report(sk);
 	mpdt_sock_wake_writers(c->msk);
+	mpdt_close_progress(c->msk);
 }
 
 /* Deadlines mostly move later (every SACK pushes the probe and RTO out), and

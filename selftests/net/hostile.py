@@ -1367,6 +1367,10 @@ def case_crash(env, c):
 
 def crash_client(a):
     s = m.mpdt_socket()
+    # Killed, it must stop as a crashed host would: no delivery in the
+    # background after its process is gone.
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                 struct.pack("ii", 1, 0))
     s.setsockopt(socket.SOL_SOCKET, SO_SNDBUFFORCE, a.size)
     s.bind(("0.0.0.0", a.lport))
     s.sendto(b"c" * a.size, (a.peer, a.port))

@@ -893,39 +893,95 @@ TEST(close_with_linger_delivers_everything)
 	free(buf);
 }
 
-TEST(close_without_linger_never_partial)
+/* close() without SO_LINGER returns at once and the messages are still
+ * delivered, whole, in the background: here to a receiver that binds its
+ * port only after the sender closed (mpdt(7), "close").
+ */
+TEST(close_without_linger_delivers_in_the_background)
 {
 	size_t sizes[] = { 8 << 20, 4 << 20, 1 << 20, 300000 };
 	uint8_t *buf = malloc((8 << 20) + 1);
-	int b = mk_bound(PORT(1)), whole = 0;
+	int a = mk_bound(PORT(0)), b, seen = 0;
+	double t0;
 
-	ASSERT_LE(0, b);
+	ASSERT_LE(0, a);
 	for (unsigned int k = 0; k < ARRAY_SIZE(sizes); k++) {
-		int a = mk_bound(PORT(2 + k));
-		double t0;
-		ssize_t n;
-
-		ASSERT_LE(0, a);
 		fill(buf, sizes[k], k);
-		ASSERT_EQ((ssize_t)sizes[k], send_to(a, buf, sizes[k], PORT(1), 0));
-		t0 = now();
-		ASSERT_EQ(0, close(a));
-		EXPECT_GT(2.0, now() - t0) TH_LOG("close() without SO_LINGER blocked");
-		/* Either the whole message made it before the close, or none. */
-		set_rcvtimeo(b, 3000);
-		n = recv(b, buf, (8 << 20) + 1, 0);
-		if (n >= 0) {
-			ASSERT_EQ((ssize_t)sizes[k], n) TH_LOG("partial message");
-			ASSERT_EQ((long)k, check(buf, n));
-			whole++;
-		} else {
-			ASSERT_EQ(EAGAIN, errno);
-		}
-		EXPECT_EQ(-1, recv(b, buf, 16, MSG_DONTWAIT));
+		ASSERT_EQ((ssize_t)sizes[k],
+			  send_to(a, buf, sizes[k], PORT(1), 0));
 	}
-	TH_LOG("%d of 4 messages made it whole before close(), the rest not at all",
-	       whole);
+	t0 = now();
+	ASSERT_EQ(0, close(a));
+	EXPECT_GT(2.0, now() - t0) TH_LOG("close() without SO_LINGER blocked");
+	b = mk_bound(PORT(1));
+	ASSERT_LE(0, b);
+	set_rcvtimeo(b, 30000);
+	for (unsigned int k = 0; k < ARRAY_SIZE(sizes); k++) {
+		ssize_t n = recv(b, buf, (8 << 20) + 1, 0);
+		long idx;
+
+		ASSERT_LT(0, n) TH_LOG("message %u of 4: %s", k, strerror(errno));
+		idx = check(buf, n);
+		ASSERT_LE(0, idx);
+		ASSERT_GT((long)ARRAY_SIZE(sizes), idx);
+		EXPECT_EQ((ssize_t)sizes[idx], n);
+		EXPECT_FALSE(seen & (1 << idx));
+		seen |= 1 << idx;
+	}
+	EXPECT_EQ(0xf, seen);
+	EXPECT_EQ(-1, recv(b, buf, 16, MSG_DONTWAIT));
+	close(b);
 	free(buf);
+}
+
+/* SO_LINGER with a zero time drops what is not yet acknowledged: the late
+ * receiver gets nothing.
+ */
+TEST(close_with_linger_zero_drops_the_rest)
+{
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+	int a = mk_bound(PORT(0)), b;
+	char buf[16];
+
+	ASSERT_LE(0, a);
+	ASSERT_EQ(5, send_to(a, "hello", 5, PORT(1), 0));
+	ASSERT_EQ(0, setsockopt(a, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)));
+	ASSERT_EQ(0, close(a));
+	b = mk_bound(PORT(1));
+	ASSERT_LE(0, b);
+	/* Far longer than the sender's retries would take to reach it. */
+	set_rcvtimeo(b, 2000);
+	EXPECT_EQ(-1, recv(b, buf, sizeof(buf), 0));
+	EXPECT_EQ(EAGAIN, errno);
+	close(b);
+}
+
+/* A process that sends and exits without closing: the kernel closes its
+ * socket, and the message is still delivered.
+ */
+TEST(exit_after_send_delivers)
+{
+	char buf[16];
+	int b, status;
+	pid_t pid;
+
+	/* The receiver binds only once the sender is gone. */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int a = mk_bound(PORT(0));
+
+		_exit(a < 0 || send_to(a, "last words", 10, PORT(1), 0) != 10);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	b = mk_bound(PORT(1));
+	ASSERT_LE(0, b);
+	set_rcvtimeo(b, 30000);
+	ASSERT_EQ(10, recv(b, buf, sizeof(buf), 0));
+	EXPECT_EQ(0, memcmp(buf, "last words", 10));
+	close(b);
 }
 
 TEST(close_with_linger_dead_peer_returns)

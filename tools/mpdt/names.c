@@ -117,6 +117,8 @@ const char *const stat_names[MPDT_STAT_MAX + 1] = {
 	[MPDT_STAT_CONN_EXPIRED]	= "conn_expired",
 	[MPDT_STAT_TIME_WAIT]		= "time_wait",
 	[MPDT_STAT_RTO_UNDONE]		= "rto_undone",
+	[MPDT_STAT_CLOSE_DRAIN]		= "close_drain",
+	[MPDT_STAT_CLOSE_ABANDONED]	= "close_abandoned",
 };
 
 /* Both peer address attributes are shown as "peer". */

@@ -237,6 +237,8 @@ enum mpdt_stat {
 	MPDT_STAT_CONN_EXPIRED,
 	MPDT_STAT_TIME_WAIT,
 	MPDT_STAT_RTO_UNDONE,		/* spurious RTO: its losses taken back */
+	MPDT_STAT_CLOSE_DRAIN,		/* closed, delivering in the background */
+	MPDT_STAT_CLOSE_ABANDONED,	/* ... gave up: no progress */
 	__MPDT_STAT_MAX
 };
 
