@@ -10,16 +10,34 @@
  * How MPDT reads the paper where it is terse:
  * - p.size is the SACK's acked_bytes (a coalesced ACK is many packets);
  *   a trimmed or timed out packet counts one MSS (Algorithm 1 line 29).
+ *   Eq. 1-4 are linear in p.size, so one SACK acts as its packets would
+ *   one by one; FastIncrease (§3.4) adds k MTUs per packet acknowledged,
+ *   ceil(acked_bytes / MSS) of them, and Wait to Decrease (§3.6.1)
+ *   updates its average once per packet.
  * - §3.2.2 and §3.2.4 say MD is followed by FD and MI by FI; the second
- *   step sees the window the first left.
+ *   step sees the window the first left.  MD and its FD together take at
+ *   most p.size (§3.2.2 "in any case ... at most by the acknowledged
+ *   packet's size"); FD alone is capped the same way, which it reaches
+ *   only at 1.25 BDP with fd = 0.8.
  * - §3.5 scales fi and mi by BDP / reference BDP and keeps fd and md;
  *   the window lies in [MTU, 1.25 BDP] (§3.5, not Algorithm 1's BDP).
  * - "unacked" (Algorithm 2 line 8) is the inflight of the latest SACK:
  *   NACK and timeout hooks do not carry it.
+ * - §3.3 ignores "the congestion information carried by all the unacked
+ *   packets" at a QuickAdapt: their ACKs (Alg. 1 line 8) and their trims
+ *   and timeouts alike, which count towards bytes_ignored (line 5) and
+ *   neither cut nor re-arm QuickAdapt (Algorithm 1 as printed cuts and
+ *   re-arms on them).  acked (line 4) counts only what is not ignored,
+ *   and the trtt it is measured over (Alg. 2 "end") starts again once
+ *   the ignored flight is resolved: QuickAdapt sets the window to the
+ *   bytes "received over the last trtt", never to a sum over the whole
+ *   ignore period (line 4 as printed adds before the ignore check).
  * - Without trimming, md doubles (§3.3 "QuickAdapt without trimming")
  *   until the first TRIMMED NACK shows the fabric trims.
- * - WTD (§3.6.1) updates its average once per packet the SACK covers,
- *   each counting the SACK's share of CE marks.
+ * - WTD's average with a SACK of n packets and m CE marks moves n times
+ *   by a sample of m / n.  §3.6.1 gives no alpha, only the meaning of
+ *   the 0.25 threshold, "25 percent or more of the acks" marked; the
+ *   default alpha (main.c) is small enough for the average to keep it.
  */
 #include "cc.h"
 #include "wire.h"
@@ -39,6 +57,7 @@ struct smartt {
 	u64 wtd_avg;		/* §3.6.1 avg_wtd, ppm */
 	u32 fd_pm, md_pct, qa_pct, fast_k, wtd_alpha_pm, wtd_thresh_pm;
 	bool trigger_qa;	/* Alg. 1 line 30 */
+	bool ignoring;		/* bytes_ignored < bytes_to_ignore (line 8) */
 	bool fast_inc;		/* Alg. 3 "increase" */
 	bool seen_trim;		/* the fabric trims: md is not doubled */
 };
@@ -78,12 +97,19 @@ static void smartt_set(struct mpdt_cc *cc, const struct smartt *s, u64 cwnd)
 	cc->cwnd = mpdt_cc_bound(cwnd, s->k.max_cwnd, cc->mss);
 }
 
+/* The packets a SACK of @bytes acknowledges: a short one is one too. */
+static u64 smartt_pkts(u64 bytes, u32 mss)
+{
+	u64 unit = max(mss, 1U);
+
+	return div64_u64(bytes + unit - 1, unit);
+}
+
 /* §3.6.1 Wait to Decrease: may the window shrink on ECN yet? */
 static bool smartt_wtd(struct smartt *s, const struct mpdt_cc_ack *a,
 		       u32 mss)
 {
-	u64 unit = max(mss, 1U);
-	u64 pkts = div64_u64(a->acked_bytes + unit - 1, unit);
+	u64 pkts = smartt_pkts(a->acked_bytes, mss);
 	u64 marks = a->ce_count ? a->ce_count : a->ce;
 	u64 cap = SMARTT_WTD_MAX, sample, i;
 
@@ -116,43 +142,73 @@ static bool smartt_quick_adapt(struct mpdt_cc *cc, struct smartt *s, u64 now)
 					       s->qa_pct, 100));
 		s->bytes_to_ignore = s->inflight;
 		s->bytes_ignored = 0;
+		s->ignoring = s->bytes_to_ignore > 0;
 	}
 	s->qa_end = now + s->k.trtt_ns;
 	s->acked = 0;
 	return adapted;
 }
 
-/* Algorithm 3: after a window of clean SACKs, k MTUs per SACK. */
+/* Alg. 1 lines 5 and 8 for feedback on @bytes, §3.3: does it belong to
+ * the flight the last QuickAdapt ignores?  The feedback that resolves
+ * that flight is the first one counted again (line 8 compares with <),
+ * and the trtt QuickAdapt measures over starts afresh with it.
+ */
+static bool smartt_ignored(struct smartt *s, u64 bytes, u64 now)
+{
+	if (!s->ignoring)
+		return false;
+	s->bytes_ignored += bytes;
+	if (s->bytes_ignored < s->bytes_to_ignore)
+		return true;
+	s->ignoring = false;
+	s->qa_end = now + s->k.trtt_ns;
+	s->acked = 0;
+	return false;
+}
+
+/* Algorithm 3, once per packet the SACK acknowledges: after more than a
+ * window of clean bytes, k MTUs for each (§3.4).  The packets before the
+ * one that takes count past cwnd add nothing.
+ */
 static bool smartt_fast_increase(struct mpdt_cc *cc, struct smartt *s,
 				 const struct mpdt_cc_ack *a, bool ecn)
 {
+	u64 pkts = smartt_pkts(a->acked_bytes, cc->mss), count = s->fast_count;
+
 	if (a->rtt_ns > s->fast_rtt_ns || ecn) {
 		s->fast_count = 0;
 		s->fast_inc = false;
 		return false;
 	}
-	s->fast_count += a->acked_bytes;
-	if (s->fast_count > cc->cwnd || s->fast_inc) {
-		smartt_set(cc, s, cc->cwnd + (u64)s->fast_k * cc->mss);
+	s->fast_count = mpdt_add_sat(count, a->acked_bytes);
+	if (!s->fast_inc) {
+		if (s->fast_count <= cc->cwnd)
+			return false;
+		if (count < cc->cwnd)
+			pkts -= min(pkts, div64_u64(cc->cwnd - count,
+						    max(cc->mss, 1U)));
 		s->fast_inc = true;
 	}
-	return s->fast_inc;
+	smartt_set(cc, s, mpdt_add_sat(cc->cwnd,
+				       mpdt_mul_div(pkts, (u64)s->fast_k *
+							  cc->mss, 1)));
+	return true;
 }
 
-/* §3.2.1 eq. 1: cwnd -= cwnd / bdp * fd * size */
+/* §3.2.1 eq. 1: cwnd / bdp * fd * size, what FD takes */
 static u64 smartt_fd(const struct smartt *s, u64 cwnd, u64 size)
 {
-	return cwnd - min(cwnd, mpdt_mul_div(cwnd * s->fd_pm, size,
-					     s->k.bdp * 1000));
+	return mpdt_mul_div(cwnd * s->fd_pm, size, s->k.bdp * 1000);
 }
 
-/* §3.2.2 eq. 2: cwnd -= min(size, (rtt - trtt) / rtt * md * size) */
-static u64 smartt_md(const struct smartt *s, u64 cwnd, u64 size, u64 rtt)
+/* §3.2.2 eq. 2: min(size, (rtt - trtt) / rtt * md * size), what MD takes */
+static u64 smartt_md(const struct smartt *s, u64 size, u64 rtt)
 {
 	u64 md = s->seen_trim ? s->md_pct : 2ULL * s->md_pct;
-	u64 dec = mpdt_mul_div(size * md, rtt - s->k.trtt_ns, rtt * 100);
 
-	return cwnd - min3(cwnd, size, dec);
+	return min(size, mpdt_mul_div(size * md, rtt - s->k.trtt_ns,
+				      rtt * 100));
 }
 
 /* §3.2.3 eq. 3: cwnd += size / cwnd * mtu * fi */
@@ -179,14 +235,17 @@ static void smartt_quadrants(struct mpdt_cc *cc, struct smartt *s,
 			     const struct mpdt_cc_ack *a, bool ecn,
 			     bool can_decrease)
 {
-	u64 cwnd = cc->cwnd, size = a->acked_bytes, rtt = a->rtt_ns;
+	u64 cwnd = cc->cwnd, size = a->acked_bytes, rtt = a->rtt_ns, dec = 0;
 
 	if (ecn && !can_decrease)
 		return;
 	if (ecn) {
+		/* MD (§3.2.2) then FD (§3.2.1), at most size in all */
 		if (rtt > s->k.trtt_ns)
-			cwnd = smartt_md(s, cwnd, size, rtt);
-		cwnd = smartt_fd(s, cwnd, size);
+			dec = smartt_md(s, size, rtt);
+		dec = mpdt_add_sat(dec, smartt_fd(s, cwnd - min(cwnd, dec),
+						  size));
+		cwnd -= min3(cwnd, size, dec);
 	} else {
 		if (rtt <= s->k.trtt_ns)
 			cwnd = smartt_mi(s, max(cwnd, 1ULL), size, rtt,
@@ -202,11 +261,15 @@ static void smartt_on_ack(struct mpdt_cc *cc, const struct mpdt_cc_ack *a)
 	struct smartt *s = cc->priv;
 	bool ecn = a->ce || a->ce_count, can_decrease, adapted, fast;
 
-	s->acked += a->acked_bytes;
-	s->bytes_ignored += a->acked_bytes;
 	s->inflight = a->inflight;
-	if (s->bytes_ignored < s->bytes_to_ignore)
-		return;
+	if (s->ignoring) {
+		if (smartt_ignored(s, a->acked_bytes, a->now))
+			return;
+		/* what this SACK delivered beyond the ignored flight */
+		s->acked = s->bytes_ignored - s->bytes_to_ignore;
+	} else {
+		s->acked += a->acked_bytes;
+	}
 	can_decrease = smartt_wtd(s, a, cc->mss);
 	adapted = smartt_quick_adapt(cc, s, a->now);
 	if (!a->rtt_ns)
@@ -217,13 +280,16 @@ static void smartt_on_ack(struct mpdt_cc *cc, const struct mpdt_cc_ack *a)
 	smartt_quadrants(cc, s, a, ecn, can_decrease);
 }
 
-/* Algorithm 1 lines 28-34: a trimmed packet or a timeout. */
+/* Algorithm 1 lines 28-34: a trimmed packet or a timeout, one MSS; none
+ * of it while the flight of the last QuickAdapt is ignored (§3.3).
+ */
 static void smartt_loss(struct mpdt_cc *cc, struct smartt *s, u64 now)
 {
+	if (smartt_ignored(s, cc->mss, now))
+		return;
 	smartt_set(cc, s, cc->cwnd - min(cc->cwnd, cc->mss));
 	s->trigger_qa = true;
-	if (s->bytes_ignored >= s->bytes_to_ignore)
-		smartt_quick_adapt(cc, s, now);
+	smartt_quick_adapt(cc, s, now);
 }
 
 /* Only trimming is a fabric congestion signal: NO_BUFFER is the

@@ -96,7 +96,7 @@ static struct mpdt_params default_params(void)
 	p.smartt_qa_scaling_pct = 80;
 	p.smartt_fast_k = 2;
 	p.smartt_fast_rtt_pct = 110;
-	p.smartt_wtd_alpha_pm = 125;
+	p.smartt_wtd_alpha_pm = 16;
 	p.smartt_wtd_thresh_pm = 250;
 	p.smartt_max_cwnd_pct = 125;
 	p.mcc_target_msg_delay_us = 0;

@@ -342,7 +342,7 @@ static inline struct mpdt_params unit_cc_params(u32 link_mbps,
 	p.smartt_qa_scaling_pct = 80;
 	p.smartt_fast_k = 2;
 	p.smartt_fast_rtt_pct = 110;
-	p.smartt_wtd_alpha_pm = 125;
+	p.smartt_wtd_alpha_pm = 16;
 	p.smartt_wtd_thresh_pm = 250;
 	p.smartt_max_cwnd_pct = 125;
 	p.mcc_oversub = 8;
