@@ -8,6 +8,7 @@
  * everything here runs under msk->lock.
  */
 #include <net/ipv6.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
@@ -198,11 +199,7 @@ static void conn_free(struct mpdt_conn *c)
 	kmem_cache_free(mpdt_conn_cache, c);
 }
 
-/* A new connection has its receiving half sized; the sending half's
- * scoreboard is sized by mpdt_conn_send() on the first message.
- */
-struct mpdt_conn *mpdt_conn_create(struct mpdt_sock *msk,
-				   const struct mpdt_addr *peer, gfp_t gfp)
+static struct mpdt_conn *conn_alloc(struct mpdt_sock *msk, gfp_t gfp)
 {
 	const struct mpdt_cc_ops *cc = READ_ONCE(msk->cc) ?:
 				       READ_ONCE(msk->mn->cc);
@@ -210,15 +207,9 @@ struct mpdt_conn *mpdt_conn_create(struct mpdt_sock *msk,
 	struct mpdt_conn *c;
 	u64 *rx_bits;
 
-	if (msk->nconns >= MPDT_MAX_CONNS && !evict_one(msk)) {
-		mpdt_stat_inc(msk->mn, MPDT_STAT_DROP_CONN_LIMIT);
-		return NULL;
-	}
 	c = kmem_cache_zalloc(mpdt_conn_cache, gfp);
-	if (!c) {
-		mpdt_stat_inc(msk->mn, MPDT_STAT_DROP_NO_BUFFER);
+	if (!c)
 		return NULL;
-	}
 	rx_bits = kzalloc(window / 8, gfp);
 	mpdt_eng_init(&c->eng, &conn_eng_ops, &msk->mn->params, rx_bits,
 		      window, mpdt_now());
@@ -228,6 +219,30 @@ struct mpdt_conn *mpdt_conn_create(struct mpdt_sock *msk,
 		     &msk->mn->params, gfp) ||
 	    !rx_bits || (cc->priv_size && !c->eng.cc.priv)) {
 		conn_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+/* A new connection has its receiving half sized; the sending half's
+ * scoreboard is sized by mpdt_conn_send() on the first message.  Its
+ * memory is charged to the socket owner's memory cgroup, also when a
+ * peer's packet creates it in softirq.
+ */
+struct mpdt_conn *mpdt_conn_create(struct mpdt_sock *msk,
+				   const struct mpdt_addr *peer, gfp_t gfp)
+{
+	struct mem_cgroup *memcg;
+	struct mpdt_conn *c;
+
+	if (msk->nconns >= MPDT_MAX_CONNS && !evict_one(msk)) {
+		mpdt_stat_inc(msk->mn, MPDT_STAT_DROP_CONN_LIMIT);
+		return NULL;
+	}
+	memcg = set_active_memcg(msk->inet.sk.sk_memcg);
+	c = conn_alloc(msk, gfp | __GFP_ACCOUNT);
+	set_active_memcg(memcg);
+	if (!c) {
 		mpdt_stat_inc(msk->mn, MPDT_STAT_DROP_NO_BUFFER);
 		return NULL;
 	}
