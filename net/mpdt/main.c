@@ -5,6 +5,7 @@
  * the AF_INET SOCK_DGRAM IPPROTO_MPDT socket type.
  */
 #include <linux/module.h>
+#include <net/genetlink.h>
 #include <net/protocol.h>
 #include <net/transp_v6.h>
 
@@ -351,3 +352,5 @@ MODULE_DESCRIPTION("MPDT: reliable multipath datagram transport");
 /* SOCK_DGRAM is an enum, which the alias cannot stringify: spell it 2. */
 MODULE_ALIAS_NET_PF_PROTO_TYPE(PF_INET, IPPROTO_MPDT, 2);
 MODULE_ALIAS_NET_PF_PROTO_TYPE(PF_INET6, IPPROTO_MPDT, 2);
+/* genetlink loads the module when "mpdt param show" asks for the family. */
+MODULE_ALIAS_GENL_FAMILY(MPDT_GENL_NAME);

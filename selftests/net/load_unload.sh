@@ -97,7 +97,7 @@ log "rmmod succeeded once the sockets were closed"
 # --- 4. autoload ----------------------------------------------------------
 AUTOLOAD_FAILED=0
 autoload() {
-	local kver modroot helper_path old alias
+	local kver modroot helper_path old alias cli
 	kver=$(uname -r)
 	alias=$(modinfo -F alias "$MPDT_KO" 2>/dev/null | tr '\n' ' ')
 	# inet_create() asks for net-pf-2-proto-254-type-2 (then
@@ -143,6 +143,7 @@ autoload() {
 	on_cleanup "echo '$old' >/proc/sys/kernel/modprobe; rm -f '/proc/1/root$helper_path'"
 	echo "$helper_path" >/proc/sys/kernel/modprobe
 
+	cli=$(mpdt_cli_bin)
 	mod_loaded && fail "module still loaded before the autoload check"
 	ip netns exec "$NS_A" python3 -c '
 import socket
@@ -153,6 +154,14 @@ s.bind(("127.0.0.1", 0))' || fail "socket() did not autoload the module" \
 	_MOD_LOADED=1
 	log "autoload: socket(AF_INET, SOCK_DGRAM, 254) loaded the module" \
 		"(kernel asked: $(tr '\n' ';' <"$WORKDIR/modprobe.log"))"
+	mpdt_unload 10
+	# Asking for the genetlink family loads the module too.
+	ip netns exec "$NS_A" "$cli" param show >"$WORKDIR/genl.out" 2>&1 ||
+		fail "mpdt param show did not autoload the module:" \
+			"$(cat "$WORKDIR/genl.out")"
+	mod_loaded || fail "mpdt param show worked but the module is not loaded?"
+	_MOD_LOADED=1
+	log "autoload: mpdt param show loaded the module (genetlink family)"
 	echo "$old" >/proc/sys/kernel/modprobe
 	rm -f "/proc/1/root$helper_path"
 	mpdt_unload 10
