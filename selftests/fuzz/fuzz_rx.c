@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target: the receiver state (net/mpdt/sack.c), driven in the
- * order rx.c drives it.  The input picks a window, a starting EPSN (the
- * state after that many in-order packets, so wrap-around is reached), an
- * ACK policy, then a sequence of DATA arrivals (PSN, flags, CE, length),
- * PROBEs, forced SACKs and new sender incarnations.
+ * order the engine's receiving half (engine.c) drives it.  The input picks
+ * a window, a starting EPSN (the state after that many in-order packets,
+ * so wrap-around is reached), an ACK policy, then a sequence of DATA
+ * arrivals (PSN, flags, CE, length), PROBEs, forced SACKs and new sender
+ * incarnations.
  *
  * A model of the receiver kept beside it (PSNs as offsets from the start,
  * never wrapping) checks after each step: the verdict of each arrival,
@@ -126,7 +127,7 @@ FZ_NOCOV static void check_state(const struct mpdt_rx *rx, u32 prev_epsn)
 		  "since-SACK state");
 }
 
-/* A SACK as rx.c builds and output.c sends it: check, encode, decode. */
+/* A SACK as engine.c builds and output.c sends it: check, encode, decode. */
 static void build_sack(struct mpdt_rx *rx, const u32 *probe_base, u64 ts)
 {
 	struct mpdt_pkt pkt = { .hdr = {
@@ -194,7 +195,7 @@ static u32 pick_psn(struct fz_in *in, const struct mpdt_rx *rx)
 	}
 }
 
-/* rx.c mpdt_rx_on_data(), with the message layer reduced to "stored" or
+/* engine.c on_data(), with the message layer reduced to "stored" or
  * "no buffer"/"trimmed" (then not marked, NACKed).
  */
 static void data_arrives(struct mpdt_rx *rx, const struct mpdt_ack_policy *pol,
