@@ -12,6 +12,7 @@ KDIR       ?= $(if $(wildcard $(RUNNING_KDIR)),$(RUNNING_KDIR),$(NEWEST_HDRS))
 KVER       ?= $(if $(filter /lib/modules/%,$(KDIR)),$(word 3,$(subst /, ,$(KDIR))),$(patsubst linux-headers-%,%,$(notdir $(KDIR))))
 
 BUILD      := build
+DEFAULTS_H := $(BUILD)/gen/default_params.h
 KSRC       := $(BUILD)/ksrc
 UAPI       := include/uapi
 CORE_DIR   := net/mpdt
@@ -37,7 +38,7 @@ FUZZ_BINS  := $(patsubst selftests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 FUZZ_CFLAGS := -g -O1 -Wall -Wextra -Werror -Wno-unused-parameter \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		-fno-omit-frame-pointer -I$(UAPI) -I$(CORE_DIR) \
-		-Iselftests/fuzz -I$(BUILD)/fuzz
+		-Iselftests/fuzz -I$(BUILD)/gen
 # Seconds per target: `make fuzz` (long runs) and `make check` (the floor).
 FUZZ_SECONDS ?= 600
 FUZZ_CHECK_SECONDS ?= 60
@@ -86,28 +87,28 @@ $(KSRC)/.stamp: $(KSRC_TAR)
 ksrc: $(KSRC)/.stamp
 
 $(BUILD)/unit/%: selftests/unit/%.c $(CORE_SRCS) $(wildcard $(CORE_DIR)/*.h) \
-		selftests/unit/unit.h $(KSRC)/.stamp
+		selftests/unit/unit.h $(KSRC)/.stamp $(DEFAULTS_H)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_TOOLS) $(SAN) -I$(CORE_DIR) -Iselftests/unit \
+		-I$(dir $(DEFAULTS_H)) \
 		-I$(KSRC)/tools/testing/selftests -o $@ $< $(CORE_SRCS)
 
 # Unit tests of the pure core: userspace, ASan + UBSan, seconds.
 unit: $(UNIT_BINS)
 	tools/testing/check.sh --unit-only
 
-# The module's default parameters, for the fuzzers: the initializer of
-# mpdt_default_params in main.c, so the two never drift apart.
-$(BUILD)/fuzz/default_params.h: $(CORE_DIR)/main.c
+# The module's default parameters, for the unit tests and the fuzzers: the
+# initializer of mpdt_default_params in main.c, so they never drift apart.
+$(DEFAULTS_H): $(CORE_DIR)/main.c
 	@mkdir -p $(dir $@)
 	{ echo '/* Generated from $< by the Makefile. */'; \
 	  sed -n '/^struct mpdt_params mpdt_default_params = {/,/^};/p' $< | \
-	  sed 's/^struct mpdt_params mpdt_default_params/static const struct mpdt_params fuzz_default_params/'; \
+	  sed 's/^struct mpdt_params mpdt_default_params/static const struct mpdt_params mpdt_module_defaults/'; \
 	} >$@.tmp
-	grep -q fuzz_default_params $@.tmp && mv $@.tmp $@
+	grep -q mpdt_module_defaults $@.tmp && mv $@.tmp $@
 
 $(BUILD)/fuzz/fuzz_%: selftests/fuzz/fuzz_%.c selftests/fuzz/fuzz.h \
-		$(CORE_SRCS) $(wildcard $(CORE_DIR)/*.h) \
-		$(BUILD)/fuzz/default_params.h
+		$(CORE_SRCS) $(wildcard $(CORE_DIR)/*.h) $(DEFAULTS_H)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(CORE_SRCS)
 
 fuzz-build: $(FUZZ_BINS)

@@ -23,7 +23,7 @@
 #include "algo.h"
 
 /* Generated from net/mpdt/main.c by the Makefile: the module defaults as
- * "static const struct mpdt_params fuzz_default_params".
+ * "static const struct mpdt_params mpdt_module_defaults".
  */
 #include "default_params.h"
 

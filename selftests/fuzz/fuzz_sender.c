@@ -1226,9 +1226,9 @@ int FUZZ_ENTRY(const u8 *data, size_t size)
 	arg = fz_u8(&in);
 	c.lb_ops = mpdt_lb_at(arg % algo_count(true));
 	c.cc_ops = mpdt_cc_at(arg / 16 % algo_count(false));
-	c.p = fuzz_default_params;
+	c.p = mpdt_module_defaults;
 	if (fz_u8(&in) & 1)
-		set_params(&in, &fuzz_default_params);
+		set_params(&in, &mpdt_module_defaults);
 	c.now = 1000000000ULL + fz_u32(&in);
 	c.nonce = fz_u32(&in);
 	FZ_TRACE("lb %s cc %s window %u payload %u", c.lb_ops->name,

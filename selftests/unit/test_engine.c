@@ -39,73 +39,12 @@
 /* Bytes of Ethernet, IP and UDP framing around each MPDT packet. */
 #define FRAMING		42
 
-/* The module's defaults (main.c's mpdt_default_params), by hand: the unit
- * build has no generated copy of them (the fuzzers' build has).  Every
- * tunable starts at the least its range allows, so one added later (and
- * not listed here) cannot make the set invalid; mpdt_params_invalid()
- * vets the result in every test that runs a connection.
+/* The module's defaults (main.c's mpdt_default_params, generated);
+ * mpdt_params_invalid() vets the set in every test that runs a connection.
  */
 static struct mpdt_params default_params(void)
 {
-	struct mpdt_params p;
-	unsigned int i;
-
-	memset(&p, 0, sizeof(p));
-	for (i = 0; i < mpdt_param_count; i++)
-		*mpdt_param_field(&p, &mpdt_param_descs[i]) =
-			mpdt_param_descs[i].min;
-	p.udp_port = 4796;
-	p.payload = 1400;
-	p.link_mbps = 10000;
-	p.base_rtt_us = 100;
-	p.ack_bytes = 8192;
-	p.ack_on_epsn = 1;
-	p.ack_on_ce = 1;
-	p.probe_mult = 3;
-	p.rto_min_us = 10000;
-	p.rto_max_us = 1000000;
-	p.max_retries = 8;
-	p.rx_window = 4096;
-	p.entropies = 256;
-	p.entropy_base = 49152;
-	p.fixed_cwnd = 0;
-	p.bitmap_reset_rtts = 2;
-	p.reps_buffer = 8;
-	p.reps_freeze_us = 10000;
-	p.prime_tiers = 1;
-	p.prime_uplinks = 0;
-	p.prime_ecn_penalty = 25;
-	p.prime_nack_penalty = 100;
-	p.prime_timeout_penalty = 3000;
-	p.paralet_m = 32;
-	p.paralet_bdps = 4;
-	p.strack_target_qdelay_us = 0;
-	p.strack_qhigh_pct = 300;
-	p.strack_ewma_pm = 125;
-	p.strack_alpha_pct = 400;
-	p.strack_beta_pct = 500;
-	p.strack_eta_pct = 15;
-	p.strack_gamma_pm = 800;
-	p.strack_md_floor_pct = 50;
-	p.strack_achieved_div = 8;
-	p.strack_max_cwnd_pct = 100;
-	p.smartt_trtt_pct = 150;
-	p.smartt_fd_pm = 800;
-	p.smartt_md_pct = 200;
-	p.smartt_fi_pm = 250;
-	p.smartt_qa_scaling_pct = 80;
-	p.smartt_fast_k = 2;
-	p.smartt_fast_rtt_pct = 110;
-	p.smartt_wtd_alpha_pm = 16;
-	p.smartt_wtd_thresh_pm = 250;
-	p.smartt_max_cwnd_pct = 125;
-	p.mcc_target_msg_delay_us = 0;
-	p.mcc_target_max_delay_us = 0;
-	p.mcc_oversub = 8;
-	p.mcc_md_floor_pct = 50;
-	p.mcc_chunk_bytes = 65536;
-	p.mcc_max_cwnd_pct = 200;
-	return p;
+	return mpdt_module_defaults;
 }
 
 /* What happens to one packet on the link. */

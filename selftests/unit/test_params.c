@@ -15,22 +15,7 @@
 /* The module's defaults (main.c). */
 static struct mpdt_params defaults(void)
 {
-	struct mpdt_params p = unit_cc_params(10000, 100);
-
-	p.udp_port = 4796;
-	p.sndbuf = 2 * MPDT_MSG_MAX;
-	p.rcvbuf = 2 * MPDT_MSG_MAX;
-	p.ack_bytes = 8192;
-	p.ack_on_epsn = 1;
-	p.ack_on_ce = 1;
-	p.probe_mult = 3;
-	p.rto_min_us = 10000;
-	p.rto_max_us = 1000000;
-	p.max_retries = 8;
-	p.rx_window = 4096;
-	p.entropies = 256;
-	p.entropy_base = 49152;
-	return p;
+	return mpdt_module_defaults;
 }
 
 /* Every tunable at the low (or high) end of its range. */

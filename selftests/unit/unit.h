@@ -30,6 +30,10 @@
 #include "params.h"
 #include "lb.h"
 #include "cc.h"
+/* Generated from net/mpdt/main.c by the Makefile: the module defaults as
+ * "static const struct mpdt_params mpdt_module_defaults".
+ */
+#include "default_params.h"
 
 /* Simulated time: every core function takes "now" in ns. */
 #define UNIT_US(x)	((u64)(x) * 1000ULL)
