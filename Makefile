@@ -109,6 +109,7 @@ $(DEFAULTS_H): $(CORE_DIR)/main.c
 
 $(BUILD)/fuzz/fuzz_%: selftests/fuzz/fuzz_%.c selftests/fuzz/fuzz.h \
 		$(CORE_SRCS) $(wildcard $(CORE_DIR)/*.h) $(DEFAULTS_H)
+	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(CORE_SRCS)
 
 fuzz-build: $(FUZZ_BINS)
