@@ -25,6 +25,14 @@ struct mpdt_sb_pkt *mpdt_sb_at(const struct mpdt_sb *sb, u32 psn)
 	return &sb->ring[psn & (sb->window - 1)];
 }
 
+/* Eq. (1)-(2) is an estimate.  A loss declared for a packet the peer holds
+ * but no SACK that reached us showed (a bitmap carries 64 PSNs) claims bytes
+ * Received Bytes already counts: until the packet is resent, recvd +
+ * claimed exceeds sent by at most the LOST packets' bytes.  The resend is a
+ * duplicate that adds to bytes_sent and never to bytes_recvd, and the books
+ * balance again.  Which LOST packets the peer holds no SACK says, so 0 is
+ * the best estimate meanwhile.
+ */
 u64 mpdt_sb_inflight(const struct mpdt_sb *sb)
 {
 	u64 gone = sb->bytes_recvd + sb->bytes_claimed;
@@ -232,16 +240,24 @@ static u32 detect_ooo(struct mpdt_sb *sb, const struct mpdt_sack *s,
 
 /* Probe-based detection (§3.3.2, Algo 1 line 13): the probe came back fast
  * and no other SACK arrived meanwhile, so what was sent before it is lost.
+ *
+ * Once, until something is acknowledged again.  A peer that answers probes
+ * but takes no data (its socket closed: wire-format.rst 8.2) would
+ * otherwise have the whole window resent every probe interval until the
+ * RTOs fail it; the RTO, which backs off, is left to retry what the
+ * probe's resends did not repair.
  */
 static u32 detect_probe(struct mpdt_sb *sb, u64 base_rtt_ns, u64 now)
 {
 	bool fast = now - sb->probe_sent_ns < 2 * base_rtt_ns;
 	u32 n = 0;
 
-	if (fast && !sb->sack_since_probe)
+	if (fast && !sb->sack_since_probe && !sb->probe_unheeded)
 		n = declare_range_lost(sb, sb->nxt, sb->probe_sent_ns,
 				       MPDT_RETX_PROBE);
 	sb->probe_out = false;
+	if (n)
+		sb->probe_unheeded = true;
 	return n;
 }
 
@@ -328,8 +344,10 @@ enum mpdt_sb_verdict mpdt_sb_on_sack(struct mpdt_sb *sb,
 		sb->rto_backoff = 0;
 	}
 	/* Packets getting through: a congested path, not a dead peer. */
-	if (out->acked_pkts)
+	if (out->acked_pkts) {
 		sb->stalled_rtos = 0;
+		sb->probe_unheeded = false;
+	}
 	if (sb->in_recovery && !psn_before(sb->una, sb->recovery_end))
 		sb->in_recovery = false;
 

@@ -71,6 +71,8 @@ struct mpdt_sb {
 	bool probe_out;
 	bool sack_since_probe;
 	u64 probe_sent_ns;
+	/* A probe declared losses and nothing was acknowledged since. */
+	bool probe_unheeded;
 
 	u64 retx[__MPDT_RETX_MAX];	/* packets declared lost, by cause */
 	mpdt_sb_lost_fn lost;		/* optional */

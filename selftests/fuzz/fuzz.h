@@ -69,23 +69,6 @@ static inline bool fz_tracing(void)
 			fprintf(stderr, fmt "\n", ##__VA_ARGS__);	\
 	} while (0)
 
-/* Core bugs the fuzzer found that are not fixed yet (listed in
- * Documentation/testing.rst): by default the harness steps around each,
- * so that the other invariants keep being checked and `make check` does
- * not fail by chance; FUZZ_STRICT=1 in the environment checks them too.
- * Remove an entry when its fix lands.
- */
-static inline bool fz_strict(void)
-{
-	static int on = -1;
-
-	if (on < 0)
-		on = !!getenv("FUZZ_STRICT");
-	return on;
-}
-
-#define FZ_KNOWN_ISSUE(name)	(!fz_strict())
-
 /* The fuzzer's bytes, consumed front to back; zeros once they run out. */
 struct fz_in {
 	const u8 *p;

@@ -1829,6 +1829,34 @@ TEST(loss_by_rto)
 	sim_free(s);
 }
 
+/* The receiver closed (wire-format.rst 8.2): it answers probes but takes
+ * no new data.  One round of probe resends, then the RTOs alone, each
+ * resending only the oldest packet (F-RTO), fail the connection; the window
+ * is not resent every probe interval.
+ */
+TEST(closed_receiver_gets_one_probe_round)
+{
+	struct sim *s = loss_sim("ecmp", 1, 1400, 24);
+	struct node *a = &s->n[0], *b = &s->n[1];
+	u32 i;
+
+	a->stop_on_fail = true;
+	EXPECT_TRUE(sim_run(s, T0 + UNIT_SEC(1)));
+	ASSERT_EQ(1, b->delivered);
+	mpdt_eng_time_wait(&b->eng);
+	for (i = 0; i < 20; i++)
+		node_add(a, 1400);
+	EXPECT_TRUE(sim_run(s, s->now + UNIT_SEC(60)));
+	ASSERT_EQ(1, a->failed);
+	EXPECT_EQ(20, a->stats[MPDT_STAT_RETX_PROBE]);
+	EXPECT_EQ(s->p.max_retries + 1, a->stats[MPDT_STAT_RTO]);
+	TH_LOG("%llu probes, %llu resends, %llu dropped by the closed peer",
+	       a->eng.probes, a->tx_retx, b->stats[MPDT_STAT_DROP_NO_SOCKET]);
+	EXPECT_GE(20 + s->p.max_retries + 1, a->tx_retx);
+	EXPECT_EQ(1, b->delivered);
+	sim_free(s);
+}
+
 /* A switch trims a packet: the receiver NACKs it at once. */
 TEST(loss_by_nack_trimmed)
 {

@@ -773,6 +773,37 @@ TEST_F(sb, probe_ack_without_a_probe_out_declares_nothing)
 	EXPECT_EQ(0U, self->ack.lost);
 }
 
+/* A peer that answers probes but takes no data (closed: wire-format.rst
+ * 8.2) gets one round of probe resends, not one per probe interval; an
+ * acknowledgment re-arms the detector.
+ */
+TEST_F(sb, probe_declares_again_only_after_an_ack)
+{
+	send(self, 4);
+	tick(self, PROBE_IVL);
+	mpdt_sb_on_probe_sent(&self->sb, self->clk.now);
+	tick(self, UNIT_US(1));
+	ASSERT_EQ(MPDT_SB_OK, probe_ack(self));
+	EXPECT_EQ(4U, self->ack.lost);
+	resend_all_lost(self);
+	tick(self, PROBE_IVL);
+	mpdt_sb_on_probe_sent(&self->sb, self->clk.now);
+	tick(self, UNIT_US(1));
+	ASSERT_EQ(MPDT_SB_OK, probe_ack(self));
+	EXPECT_EQ(0U, self->ack.lost);
+	EXPECT_STREQ("IIII", states(self));
+
+	deliver(self, 0);
+	ASSERT_EQ(MPDT_SB_OK, sack(self));
+	EXPECT_EQ(1U, self->ack.acked_pkts);
+	tick(self, PROBE_IVL);
+	mpdt_sb_on_probe_sent(&self->sb, self->clk.now);
+	tick(self, UNIT_US(1));
+	ASSERT_EQ(MPDT_SB_OK, probe_ack(self));
+	EXPECT_EQ(3U, self->ack.lost);
+	EXPECT_EQ(7ULL, self->sb.retx[MPDT_RETX_PROBE]);
+}
+
 TEST_F(sb, rto_cancels_the_outstanding_probe)
 {
 	send(self, 3);
