@@ -151,17 +151,9 @@ void mpdt_close_progress(struct mpdt_sock *msk)
  */
 static void finish(struct mpdt_sock *msk)
 {
-	struct hlist_node *next;
-	struct mpdt_conn *c;
-	int bkt;
-
 	msk->closing = true;
 	mpdt_port_unbind(msk);
-	hash_for_each_safe(msk->conns, bkt, next, c, node) {
-		hash_del(&c->node);
-		mpdt_conn_destroy(c);
-	}
-	msk->nconns = 0;
+	mpdt_conn_destroy_all(msk);
 	sk_mem_reclaim_final(&msk->inet.sk);
 }
 

@@ -15,9 +15,11 @@
 #include "protocol.h"
 
 /* Keyed per socket: the peer picks the address and port we hash, and
- * must not be able to pile its connections into one bucket.
+ * must not be able to pile its connections into one bucket.  @port 0
+ * hashes the host alone.
  */
-static u32 addr_hash(const struct mpdt_sock *msk, const struct mpdt_addr *a)
+static u32 peer_hash(const struct mpdt_sock *msk, const struct mpdt_addr *a,
+		     __be16 port)
 {
 	const struct {
 		struct in6_addr v6;
@@ -25,19 +27,34 @@ static u32 addr_hash(const struct mpdt_sock *msk, const struct mpdt_addr *a)
 	} k = {
 		.v6 = a->family == AF_INET6 ? a->v6 : (struct in6_addr){
 			.s6_addr32 = { a->v4 } },
-		.port = (__force u32)a->port,
+		.port = (__force u32)port,
 	};
 
 	return siphash(&k, sizeof(k), &msk->conn_key);
 }
 
-static bool addr_equal(const struct mpdt_addr *a, const struct mpdt_addr *b)
+static u32 addr_hash(const struct mpdt_sock *msk, const struct mpdt_addr *a)
 {
-	if (a->family != b->family || a->port != b->port)
+	return peer_hash(msk, a, a->port);
+}
+
+static u32 host_hash(const struct mpdt_sock *msk, const struct mpdt_addr *a)
+{
+	return peer_hash(msk, a, 0);
+}
+
+static bool same_host(const struct mpdt_addr *a, const struct mpdt_addr *b)
+{
+	if (a->family != b->family)
 		return false;
 	if (a->family == AF_INET6)
 		return ipv6_addr_equal(&a->v6, &b->v6);
 	return a->v4 == b->v4;
+}
+
+static bool addr_equal(const struct mpdt_addr *a, const struct mpdt_addr *b)
+{
+	return a->port == b->port && same_host(a, b);
 }
 
 struct mpdt_conn *mpdt_conn_find(struct mpdt_sock *msk,
@@ -94,6 +111,7 @@ static bool conn_forget(struct mpdt_conn *c, enum mpdt_stat why)
 	if (hrtimer_try_to_cancel(&c->timer) < 0)
 		return false;
 	hash_del(&c->node);
+	hash_del(&c->host_node);
 	list_del(&c->lru);
 	msk->nconns--;
 	mpdt_stat_inc(msk->mn, why);
@@ -115,6 +133,36 @@ static bool evict_one(struct mpdt_sock *msk)
 			if (evictable(c, now, quiet, strangers) &&
 			    conn_forget(c, MPDT_STAT_CONN_EVICTED))
 				return true;
+	return false;
+}
+
+/* A host at its share of the table (MPDT_MAX_HOST_CONNS, whatever its
+ * ports) makes room from its own connections, by the rules of
+ * evict_one(); others are not evicted for it.
+ */
+static bool host_has_room(struct mpdt_sock *msk, const struct mpdt_addr *peer)
+{
+	u64 now = mpdt_now(), quiet = mpdt_eng_quiet_ns(&msk->mn->params);
+	struct mpdt_conn *c, *oldest[2] = { NULL, NULL };
+	u32 n = 0;
+	int i;
+
+	hash_for_each_possible(msk->host_conns, c, host_node,
+			       host_hash(msk, peer)) {
+		if (!same_host(&c->peer, peer))
+			continue;
+		n++;
+		for (i = 0; i < 2; i++)
+			if (evictable(c, now, quiet, i) &&
+			    (!oldest[i] ||
+			     c->eng.heard_ns < oldest[i]->eng.heard_ns))
+				oldest[i] = c;
+	}
+	if (n < MPDT_MAX_HOST_CONNS)
+		return true;
+	for (i = 1; i >= 0; i--)
+		if (oldest[i] && conn_forget(oldest[i], MPDT_STAT_CONN_EVICTED))
+			return true;
 	return false;
 }
 
@@ -227,15 +275,18 @@ static struct mpdt_conn *conn_alloc(struct mpdt_sock *msk, gfp_t gfp)
 /* A new connection has its receiving half sized; the sending half's
  * scoreboard is sized by mpdt_conn_send() on the first message.  Its
  * memory is charged to the socket owner's memory cgroup, also when a
- * peer's packet creates it in softirq.
+ * peer's packet creates it in softirq.  A peer's packet (@by_peer) is
+ * held to its host's share of the table; the application's own sends
+ * only to the table's size.
  */
-struct mpdt_conn *mpdt_conn_create(struct mpdt_sock *msk,
+struct mpdt_conn *mpdt_conn_create(struct mpdt_sock *msk, bool by_peer,
 				   const struct mpdt_addr *peer, gfp_t gfp)
 {
 	struct mem_cgroup *memcg;
 	struct mpdt_conn *c;
 
-	if (msk->nconns >= MPDT_MAX_CONNS && !evict_one(msk)) {
+	if ((by_peer && !host_has_room(msk, peer)) ||
+	    (msk->nconns >= MPDT_MAX_CONNS && !evict_one(msk))) {
 		mpdt_stat_inc(msk->mn, MPDT_STAT_DROP_CONN_LIMIT);
 		return NULL;
 	}
@@ -252,6 +303,7 @@ struct mpdt_conn *mpdt_conn_create(struct mpdt_sock *msk,
 	hrtimer_init(&c->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
 	c->timer.function = mpdt_conn_timer;
 	hash_add(msk->conns, &c->node, addr_hash(msk, peer));
+	hash_add(msk->host_conns, &c->host_node, host_hash(msk, peer));
 	list_add_tail(&c->lru, &msk->conn_lru);
 	msk->nconns++;
 	mpdt_conn_gc_arm(msk);
@@ -283,6 +335,21 @@ void mpdt_conn_destroy(struct mpdt_conn *c)
 	mpdt_netlink_conn_event(c, MPDT_CMD_CONN_CLOSED);
 	mpdt_eng_release(&c->eng);
 	conn_free(c);
+}
+
+/* Socket release or the end of a closed socket: every connection goes. */
+void mpdt_conn_destroy_all(struct mpdt_sock *msk)
+{
+	struct hlist_node *next;
+	struct mpdt_conn *c;
+	int bkt;
+
+	hash_for_each_safe(msk->conns, bkt, next, c, node) {
+		hash_del(&c->node);
+		hash_del(&c->host_node);
+		mpdt_conn_destroy(c);
+	}
+	msk->nconns = 0;
 }
 
 /* What MPDT_INFO reports: the engine's one state, as the two states of

@@ -76,7 +76,7 @@ static void dispatch(struct mpdt_sock *msk, const struct mpdt_pkt *pkt,
 	if (!c) {
 		/* Only a sender opens a connection; SACKs need one. */
 		if (type == MPDT_T_DATA || type == MPDT_T_PROBE)
-			c = mpdt_conn_create(msk, &r->from, GFP_ATOMIC);
+			c = mpdt_conn_create(msk, true, &r->from, GFP_ATOMIC);
 		else
 			mpdt_stat_inc(mn, MPDT_STAT_DROP_NO_CONN);
 		if (!c)

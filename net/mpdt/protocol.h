@@ -35,9 +35,11 @@
 #include "stats.h"
 
 #define MPDT_PORT_HASH_BITS	8
-#define MPDT_CONN_HASH_BITS	6
+#define MPDT_CONN_HASH_BITS	8
 #define MPDT_RXMSG_HASH_BITS	5
 #define MPDT_MAX_CONNS		4096	/* per socket: bounds spoofed state */
+/* ... and per peer address: one host cannot fill the table. */
+#define MPDT_MAX_HOST_CONNS	(MPDT_MAX_CONNS / 8)
 /* Idle connections holding nothing are collected after this long. */
 #define MPDT_CONN_IDLE_NS	(30ULL * NSEC_PER_SEC)
 #define MPDT_EPHEMERAL_LO	32768
@@ -90,6 +92,7 @@ struct mpdt_sock {
 	u32 nconns;
 	siphash_key_t conn_key;		/* the peer chooses what we hash */
 	DECLARE_HASHTABLE(conns, MPDT_CONN_HASH_BITS);
+	DECLARE_HASHTABLE(host_conns, MPDT_CONN_HASH_BITS); /* by address */
 	struct list_head conn_lru;	/* least recently heard from first */
 	struct timer_list gc_timer;	/* partial messages, idle conns */
 	struct list_head rx_ready;	/* complete struct mpdt_rxmsg */
@@ -136,6 +139,7 @@ struct mpdt_rxmsg {
 struct mpdt_conn {
 	struct mpdt_eng eng;
 	struct hlist_node node;		/* msk->conns */
+	struct hlist_node host_node;	/* msk->host_conns */
 	struct list_head lru;		/* msk->conn_lru */
 	struct mpdt_sock *msk;
 	struct mpdt_addr peer;
@@ -186,12 +190,13 @@ void mpdt_netlink_conn_event(struct mpdt_conn *c, u8 cmd);
 /* conn.c */
 struct mpdt_conn *mpdt_conn_find(struct mpdt_sock *msk,
 				 const struct mpdt_addr *peer);
-struct mpdt_conn *mpdt_conn_create(struct mpdt_sock *msk,
+struct mpdt_conn *mpdt_conn_create(struct mpdt_sock *msk, bool by_peer,
 				   const struct mpdt_addr *peer, gfp_t gfp);
 void mpdt_conn_heard(struct mpdt_conn *c);
 void mpdt_conn_gc(struct timer_list *t);
 void mpdt_conn_gc_arm(struct mpdt_sock *msk);
 void mpdt_conn_destroy(struct mpdt_conn *c);
+void mpdt_conn_destroy_all(struct mpdt_sock *msk);
 void mpdt_conn_fill_info(struct mpdt_conn *c, struct mpdt_info *info);
 void mpdt_rmem_release(struct mpdt_sock *msk, u32 bytes);
 

@@ -22,6 +22,7 @@ static int mpdt_sk_init(struct sock *sk)
 	msk->mn = mpdt_net(sock_net(sk));
 	get_random_bytes(&msk->conn_key, sizeof(msk->conn_key));
 	hash_init(msk->conns);
+	hash_init(msk->host_conns);
 	INIT_LIST_HEAD(&msk->conn_lru);
 	timer_setup(&msk->gc_timer, mpdt_conn_gc, 0);
 	INIT_LIST_HEAD(&msk->rx_ready);
@@ -535,10 +536,7 @@ static bool linger(struct sock *sk)
 static void release_everything(struct mpdt_sock *msk)
 {
 	struct mpdt_rxmsg *m, *tmp;
-	struct hlist_node *next;
-	struct mpdt_conn *c;
 	LIST_HEAD(ready);
-	int bkt;
 
 	mpdt_port_unbind(msk);
 	spin_lock_bh(&msk->lock);
@@ -548,10 +546,7 @@ static void release_everything(struct mpdt_sock *msk)
 	del_timer_sync(&msk->gc_timer);
 
 	/* Nobody else touches the connections once closing is set. */
-	hash_for_each_safe(msk->conns, bkt, next, c, node) {
-		hash_del(&c->node);
-		mpdt_conn_destroy(c);
-	}
+	mpdt_conn_destroy_all(msk);
 	list_for_each_entry_safe(m, tmp, &ready, node)
 		mpdt_rxmsg_free(msk, m);
 	sk_mem_reclaim_final(&msk->inet.sk);

@@ -41,7 +41,7 @@ static int queue_locked(struct mpdt_sock *msk, const struct mpdt_addr *peer,
 	int err;
 
 	if (!c)
-		c = mpdt_conn_create(msk, peer, GFP_ATOMIC);
+		c = mpdt_conn_create(msk, false, peer, GFP_ATOMIC);
 	if (!c)
 		return -ENOBUFS;
 	if (mpdt_eng_needs_start(&c->eng, now)) {

@@ -8,8 +8,8 @@
 
 The victim is always in NS B (10.0.0.2, fd00::2).  Attacks come from NS A
 over plain UDP sockets: from 10.0.0.3 (a second address on A's veth, so the
-attacker is a host of its own), from 10.0.0.1 when it spoofs the honest
-sender, or from fd00::1.  Replies are captured with a packet socket on A's
+attacker is a host of its own), from 10.0.0.10-18 when it needs many hosts,
+from 10.0.0.1 when it spoofs the honest sender, or from fd00::1.  Replies are captured with a packet socket on A's
 veth.  Beside each attack an honest transfer runs (mpdt_msg, or for a victim
 that needs its own SO_RCVBUF a python receiver that checks mpdt_msg's
 messages byte for byte) and must complete intact.
@@ -868,14 +868,28 @@ def flood(x, ns_b, pkts, what, counter, timeout=60):
 
 
 MAX_CONNS = 4096
+MAX_HOST_CONNS = MAX_CONNS // 8
+# The attacker's hosts: MAX_CONNS / MAX_HOST_CONNS + 1 more addresses on A.
+ADDR_HOSTS = ["10.0.0.%d" % (10 + i) for i in range(MAX_CONNS //
+                                                    MAX_HOST_CONNS + 1)]
+
+
+def host_flood(env, ns_b, host, n, pkt, what, counter):
+    """n packets pkt(i, port) from ADDR_HOSTS[host], MPDT ports from 20000
+    + 1000 * host."""
+    x = Attacker(env.a.ns_a, ADDR_HOSTS[host])
+    first = 20000 + 1000 * host
+    return flood(x, ns_b, [pkt(i, first + i) for i in range(n)],
+                 "%s from %s" % (what, ADDR_HOSTS[host]), counter)
 
 
 def case_conn_evict(env, c):
-    """3a. Connection cap: PROBEs from 4096 + 64 MPDT ports of one address
-    do not lock the socket out: at the cap a new peer evicts the least
-    recently active connection that holds nothing, probe-only ones first
-    (conn_evicted); afterwards a new honest peer transfers and the socket's
-    own sendto() to a new peer works."""
+    """3a. Connection caps: PROBEs from many MPDT ports do not lock the
+    socket out.  One address opens at most MAX_HOST_CONNS connections, a
+    new one of its own evicting its least recently heard; the table holds
+    MAX_CONNS, a new peer evicting the least recently heard that holds
+    nothing, probe-only ones first (conn_evicted).  Afterwards a new honest
+    peer transfers and the socket's own sendto() to a new peer works."""
     a = env.a
     gen = honest_gen(a, count=32)
     n1 = 16
@@ -886,28 +900,47 @@ def case_conn_evict(env, c):
     # older than every probe, but not probe-only.
     snd = MsgSend(env, "honest-before", a.ns_a, ADDR_B, 7103, 6003, gen, n1)
     check_sender(c, "honest-before", snd, n1)
-    x = Attacker(a.ns_a, ADDR_X)
-    nflood = MAX_CONNS + 64
+    probe = (lambda i, sport: m.probe_pkt(0, ts=i + 1, nonce=i + 1,
+                                          sport=sport, dport=7103))
+
+    # One host, 64 ports beyond its share: it evicts its own.
+    extra = 64
     b0 = stats(a.ns_b)
-    probes = [m.probe_pkt(0, ts=i + 1, nonce=i + 1, sport=24000 + i,
-                          dport=7103) for i in range(nflood)]
-    flood(x, a.ns_b, probes, "probe flood", "rx_packets")
-    # Their probe answers (SACKs) must have been sent, or dropped counted.
+    host_flood(env, a.ns_b, 0, MAX_HOST_CONNS + extra, probe, "PROBEs",
+               "rx_packets")
     b1 = stats(a.ns_b)
+    c.eq("one host: conn_created", MAX_HOST_CONNS + extra,
+         delta(b1, b0, "conn_created"))
+    c.eq("one host: conn_evicted (its own, beyond its share)", extra,
+         delta(b1, b0, "conn_evicted"))
+    c.eq("one host: connections it holds", MAX_HOST_CONNS,
+         len([x for x in conn_count(env, a.ns_b, 7103)
+              if x.get("peer") == ADDR_HOSTS[0]]))
+
+    # Enough hosts to fill the table, and one more.
+    hosts = MAX_CONNS // MAX_HOST_CONNS
+    for h in range(1, hosts):
+        host_flood(env, a.ns_b, h, MAX_HOST_CONNS, probe, "PROBEs",
+                   "rx_packets")
+    host_flood(env, a.ns_b, hosts, extra, probe, "PROBEs", "rx_packets")
+    b2 = stats(a.ns_b)
+    nflood = (hosts - 1) * MAX_HOST_CONNS + extra
     mine = conn_count(env, a.ns_b, 7103)
-    log("flood: %d PROBEs from %s ports 24000-%d; the socket has %d "
-        "connections" % (nflood, ADDR_X, 24000 + nflood - 1, len(mine)))
-    c.eq("conn_created by the flood", nflood, delta(b1, b0, "conn_created"))
-    c.eq("conn_evicted (one per probe beyond the cap, the honest peer "
-         "being one of the %d before)" % (MAX_CONNS + 1), nflood + 1 -
-         MAX_CONNS, delta(b1, b0, "conn_evicted"))
+    log("flood: %d PROBEs from %d hosts; the socket has %d connections"
+        % (MAX_HOST_CONNS + extra + nflood, hosts + 1, len(mine)))
+    c.eq("many hosts: conn_created", nflood, delta(b2, b1, "conn_created"))
+    c.eq("many hosts: conn_evicted (one per probe beyond the cap, the "
+         "honest peer being one of the %d before)" % (MAX_CONNS + 1),
+         1 + MAX_HOST_CONNS + nflood - MAX_CONNS,
+         delta(b2, b1, "conn_evicted"))
     c.eq("drop_conn_limit (every connection held nothing)", 0,
-         delta(b1, b0, "drop_conn_limit"))
+         delta(b2, b0, "drop_conn_limit"))
     c.eq("connections of the socket: the cap", MAX_CONNS, len(mine))
     c.eq("the idle honest peer survived (probe-only ones go first)", 1,
          len([x for x in mine if (x.get("peer"), x.get("peer_port")) ==
               (ADDR_A, 6003)]))
-    c.eq("probes answered (tx_sack)", nflood, delta(b1, b0, "tx_sack"))
+    c.eq("probes answered (tx_sack)", MAX_HOST_CONNS + extra + nflood,
+         delta(b2, b0, "tx_sack"))
 
     # A new honest peer, and the socket's own send to a new peer.
     snd = MsgSend(env, "honest-after", a.ns_a, ADDR_B, 7103, 6013, gen,
@@ -928,43 +961,56 @@ def case_conn_evict(env, c):
                        >= 2, 30) if err is None else None
     c.ok("its 2 messages acknowledged (MPDT_INFO)", acked)
     check_msg_recv(c, "new-peer", rcv, 2)
-    b2 = stats(a.ns_b)
+    b3 = stats(a.ns_b)
     c.eq("drop_conn_limit after the new peers", 0,
-         delta(b2, b0, "drop_conn_limit"))
+         delta(b3, b0, "drop_conn_limit"))
     c.le("connections of the socket after the new peers", MAX_CONNS,
          len(conn_count(env, a.ns_b, 7103)))
-    log("conn_evicted in all: %d" % delta(b2, b0, "conn_evicted"))
+    log("conn_evicted in all: %d" % delta(b3, b0, "conn_evicted"))
 
 
 def case_conn_full(env, c):
     """3b. When every connection holds state (here a partial message each),
-    a new peer is refused (drop_conn_limit) and nothing is evicted; once
-    those messages expired, a new honest peer gets in by eviction."""
+    a new peer is refused (drop_conn_limit) and nothing is evicted: beyond
+    its host's share, and beyond the table.  Once those messages expired, a
+    new honest peer gets in by eviction."""
     a = env.a
     gen = honest_gen(a)
     v = Victim("victim", a.ns_b, 7104, rcvbuf=32 << 20, gen=gen,
                honest_ports=[6004])
     env.cleanups.append(v.close)
-    x = Attacker(a.ns_a, ADDR_X)
+    start = (lambda i, sport: data(0, 1, 0, PAYLOAD + 1, b"f" * PAYLOAD,
+                                   nonce=i + 1, sport=sport, dport=7104))
+    probe = (lambda i, sport: m.probe_pkt(0, ts=1, nonce=1, sport=sport,
+                                          dport=7104))
+    hosts = MAX_CONNS // MAX_HOST_CONNS
     b0 = stats(a.ns_b)
-    starts = [data(0, 1, 0, PAYLOAD + 1, b"f" * PAYLOAD, nonce=i + 1,
-                   sport=28000 + i, dport=7104) for i in range(MAX_CONNS)]
-    flood(x, a.ns_b, starts, "partial messages", "rx_data")
+    host_flood(env, a.ns_b, 0, MAX_HOST_CONNS, start, "partial messages",
+               "rx_data")
     b1 = stats(a.ns_b)
-    c.eq("conn_created: one per peer", MAX_CONNS,
-         delta(b1, b0, "conn_created"))
-    for k in ("drop_no_buffer", "drop_peer_quota", "drop_conn_limit",
-              "conn_evicted"):
-        c.eq("%s while %d peers each started a message" % (k, MAX_CONNS), 0,
-             delta(b1, b0, k))
-    x.send(m.probe_pkt(0, ts=1, nonce=1, sport=28000 + MAX_CONNS,
-                       dport=7104))
+    Attacker(a.ns_a, ADDR_HOSTS[0]).send(probe(0, 20000 + MAX_HOST_CONNS))
     wait_until(lambda: delta(stats(a.ns_b), b1, "rx_packets") >= 1, 10)
     b2 = stats(a.ns_b)
-    c.eq("the 4097th peer: drop_conn_limit", 1,
+    c.eq("a host's %dth peer: drop_conn_limit" % (MAX_HOST_CONNS + 1), 1,
          delta(b2, b1, "drop_conn_limit"))
-    c.eq("the 4097th peer: conn_evicted (all hold state)", 0,
-         delta(b2, b1, "conn_evicted"))
+    c.eq("a host's %dth peer: conn_evicted (all hold state)"
+         % (MAX_HOST_CONNS + 1), 0, delta(b2, b1, "conn_evicted"))
+    for h in range(1, hosts):
+        host_flood(env, a.ns_b, h, MAX_HOST_CONNS, start,
+                   "partial messages", "rx_data")
+    b3 = stats(a.ns_b)
+    c.eq("conn_created: one per peer", MAX_CONNS,
+         delta(b3, b0, "conn_created"))
+    for k in ("drop_no_buffer", "drop_peer_quota", "conn_evicted"):
+        c.eq("%s while %d peers each started a message" % (k, MAX_CONNS), 0,
+             delta(b3, b0, k))
+    Attacker(a.ns_a, ADDR_HOSTS[hosts]).send(probe(0, 20000 + 1000 * hosts))
+    wait_until(lambda: delta(stats(a.ns_b), b3, "rx_packets") >= 1, 10)
+    b4 = stats(a.ns_b)
+    c.eq("the %dth peer: drop_conn_limit" % (MAX_CONNS + 1), 1,
+         delta(b4, b3, "drop_conn_limit"))
+    c.eq("the %dth peer: conn_evicted (all hold state)" % (MAX_CONNS + 1),
+         0, delta(b4, b3, "conn_evicted"))
     got = wait_until(lambda: delta(stats(a.ns_b), b0, "rx_msg_expired")
                      >= MAX_CONNS, 60)
     if not got:
@@ -973,14 +1019,14 @@ def case_conn_full(env, c):
                         stats(a.ns_b), b0, "rx_msg_expired")))
     c.eq("partial messages expired (rx_msg_expired)", MAX_CONNS,
          delta(stats(a.ns_b), b0, "rx_msg_expired"))
-    b3 = stats(a.ns_b)
+    b5 = stats(a.ns_b)
     snd = MsgSend(env, "honest", a.ns_a, ADDR_B, 7104, 6004, gen, gen.count)
     check_sender(c, "honest", snd, gen.count)
     v.wait_honest(30)
     v.check(c, "honest")
-    b4 = stats(a.ns_b)
+    b6 = stats(a.ns_b)
     c.eq("drop_conn_limit once the connections hold nothing", 0,
-         delta(b4, b3, "drop_conn_limit"))
+         delta(b6, b5, "drop_conn_limit"))
     c.le("connections of the socket", MAX_CONNS,
          len(conn_count(env, a.ns_b, 7104)))
 

@@ -25,13 +25,16 @@
 #               (kept alive, nothing expires); a peer holding nothing starts
 #               one message of 3/4 SO_RCVBUF in an empty socket, its next
 #               one is over quota
-#   conn-evict  PROBEs from 4096 + 64 MPDT ports of one address: the socket
-#               keeps 4096 connections, evicts probe-only ones first
-#               (conn_evicted exact, drop_conn_limit 0, every probe
-#               answered); then a new honest peer transfers and the socket's
-#               own sendto() to a new peer works
-#   conn-full   4096 peers each hold a partial message: the 4097th peer is
-#               refused (drop_conn_limit 1, conn_evicted 0); once those
+#   conn-evict  PROBEs from 512 + 64 MPDT ports of one address: it keeps
+#               512 connections, evicting its own; then from 7 more
+#               addresses x 512 ports and a 9th x 64: the socket keeps 4096
+#               connections, evicts probe-only ones first (conn_evicted
+#               exact, drop_conn_limit 0, every probe answered); then a new
+#               honest peer transfers and the socket's own sendto() to a
+#               new peer works
+#   conn-full   512 peers of one address each hold a partial message: its
+#               513th is refused (drop_conn_limit 1, conn_evicted 0); so is
+#               the 4097th peer, once 8 addresses x 512 hold one; once those
 #               expired, a new honest peer gets in
 #   nonce       24 blind DATA/PROBE with new nonces from the honest sender's
 #               address and MPDT port during its transfer (held open by
@@ -86,8 +89,12 @@ mpdt_load rto_max_us=500000
 modprobe -a sch_ingress cls_u32 act_gact act_pedit act_csum 2>/dev/null ||
 	log "warning: cannot load the tc modules (crash and params need them)"
 setup_pair
-# The attacker's own address, on A's side; IPv6 for not-host and ipv6-csum.
+# The attacker's own address, on A's side, and its hosts for the
+# connection caps (hostile.py's ADDR_HOSTS); IPv6 for not-host and ipv6-csum.
 ip -n "$NS_A" addr add 10.0.0.3/24 dev "$VETH_A"
+for i in $(seq 10 18); do
+	ip -n "$NS_A" addr add "10.0.0.$i/24" dev "$VETH_A"
+done
 IPV6=1
 if ip -n "$NS_A" addr add fd00::1/64 dev "$VETH_A" nodad 2>/dev/null &&
 	ip -n "$NS_B" addr add fd00::2/64 dev "$VETH_B" nodad 2>/dev/null; then
