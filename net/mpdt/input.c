@@ -3,7 +3,11 @@
  * Receive path: the UDP tunnel socket hands every datagram on the MPDT
  * port here.  Nothing from the network is trusted: the header is decoded
  * and validated (wire.c) before the socket and connection are looked up,
- * and every rejected packet is counted by reason and dropped.
+ * and every rejected packet is counted by reason and dropped.  Packets
+ * rejected before they reach a connection are freed with a drop reason,
+ * so that drop monitors (dropwatch, perf's skb:kfree_skb, pwru) see them;
+ * MPDT's own, finer reason is the counter.  What reaches a connection is
+ * consumed: the engine counts what it refuses.
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -86,62 +90,73 @@ static void dispatch(struct mpdt_sock *msk, const struct mpdt_pkt *pkt,
 	mpdt_eng_on_packet(&c->eng, pkt, r->ce, &payload, mpdt_now());
 }
 
-static void mpdt_rcv(struct mpdt_net *mn, struct sk_buff *skb)
+static enum skb_drop_reason drop(struct mpdt_net *mn, enum mpdt_stat why,
+				 enum skb_drop_reason reason)
+{
+	mpdt_stat_inc(mn, why);
+	return reason;
+}
+
+static enum skb_drop_reason mpdt_rcv(struct mpdt_net *mn, struct sk_buff *skb)
 {
 	u32 len = skb->len - sizeof(struct udphdr);
 	u8 hdr[MPDT_MAX_HLEN];
 	enum mpdt_wire_err err;
 	struct mpdt_sock *msk;
+	enum skb_drop_reason reason = SKB_NOT_DROPPED_YET;
 	struct mpdt_rcv r = {};
 	struct mpdt_pkt pkt;
 
 	mpdt_stat_inc(mn, MPDT_STAT_RX_PKTS);
-	if (!outer_headers(skb, &r) || skb->len < sizeof(struct udphdr)) {
-		mpdt_stat_inc(mn, MPDT_STAT_DROP_SHORT);
-		return;
-	}
-	if (!to_this_host(skb)) {
-		mpdt_stat_inc(mn, MPDT_STAT_DROP_NOT_HOST);
-		return;
-	}
+	if (!outer_headers(skb, &r) || skb->len < sizeof(struct udphdr))
+		return drop(mn, MPDT_STAT_DROP_SHORT,
+			    SKB_DROP_REASON_PKT_TOO_SMALL);
+	if (!to_this_host(skb))
+		return drop(mn, MPDT_STAT_DROP_NOT_HOST,
+			    SKB_DROP_REASON_OTHERHOST);
 	/* Like tx_bytes: MPDT header and payload, not the UDP header. */
 	mpdt_stat_add(mn, MPDT_STAT_RX_BYTES, len);
 	if (skb_copy_bits(skb, sizeof(struct udphdr), hdr,
-			  min_t(u32, len, sizeof(hdr)))) {
-		mpdt_stat_inc(mn, MPDT_STAT_DROP_SHORT);
-		return;
-	}
+			  min_t(u32, len, sizeof(hdr))))
+		return drop(mn, MPDT_STAT_DROP_SHORT,
+			    SKB_DROP_REASON_PKT_TOO_SMALL);
 	err = mpdt_wire_decode(hdr, len, &pkt);
-	if (err) {
-		mpdt_stat_inc(mn, mpdt_stat_for_wire_err(err));
-		return;
-	}
+	if (err)
+		return drop(mn, mpdt_stat_for_wire_err(err),
+			    err == MPDT_WIRE_SHORT ?
+			    SKB_DROP_REASON_PKT_TOO_SMALL :
+			    SKB_DROP_REASON_NOT_SPECIFIED);
 	if (r.ce)
 		mpdt_stat_inc(mn, MPDT_STAT_RX_CE);
 
 	msk = mpdt_port_lookup(mn, pkt.hdr.dst_port);
-	if (!msk) {
-		mpdt_stat_inc(mn, MPDT_STAT_DROP_NO_SOCKET);
-		return;
-	}
+	if (!msk)
+		return drop(mn, MPDT_STAT_DROP_NO_SOCKET,
+			    SKB_DROP_REASON_NO_SOCKET);
 	spin_lock(&msk->lock);
 	/* An AF_INET socket cannot name an IPv6 peer: not for it. */
 	if (msk->closing || (msk->inet.sk.sk_family == AF_INET &&
 			     r.from.family == AF_INET6))
-		mpdt_stat_inc(mn, MPDT_STAT_DROP_NO_SOCKET);
+		reason = drop(mn, MPDT_STAT_DROP_NO_SOCKET,
+			      SKB_DROP_REASON_NO_SOCKET);
 	else
 		dispatch(msk, &pkt, skb, &r);
 	spin_unlock(&msk->lock);
 	sock_put(&msk->inet.sk);
+	return reason;
 }
 
 /* udp_tunnel encap_rcv: skb->data is at the UDP header, checksum done. */
 int mpdt_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 {
 	struct mpdt_net *mn = rcu_dereference_sk_user_data(sk);
+	enum skb_drop_reason reason = SKB_DROP_REASON_NO_SOCKET;
 
 	if (mn)
-		mpdt_rcv(mn, skb);
-	consume_skb(skb);
+		reason = mpdt_rcv(mn, skb);
+	if (reason)
+		kfree_skb_reason(skb, reason);
+	else
+		consume_skb(skb);
 	return 0;
 }

@@ -264,14 +264,33 @@ static int mpdt_stats_show(struct seq_file *seq, void *v)
 	return 0;
 }
 
+/* A new namespace starts from the host's values as they are now, so that
+ * `mpdt param set` on the host reaches the containers started after it;
+ * the host's own namespace starts from the module's.
+ */
+static void inherit_params(struct mpdt_net *mn)
+{
+	struct mpdt_net *host = mpdt_net(&init_net);
+
+	if (mn == host) {
+		mn->params = mpdt_default_params;
+		mn->lb = mpdt_default_lb;
+		mn->cc = mpdt_default_cc;
+		return;
+	}
+	mutex_lock(&host->lock);
+	mn->params = host->params;
+	mn->lb = host->lb;
+	mn->cc = host->cc;
+	mutex_unlock(&host->lock);
+}
+
 static int __net_init mpdt_net_init(struct net *net)
 {
 	struct mpdt_net *mn = mpdt_net(net);
 
 	mn->net = net;
-	mn->params = mpdt_default_params;
-	mn->lb = mpdt_default_lb;
-	mn->cc = mpdt_default_cc;
+	inherit_params(mn);
 	mutex_init(&mn->lock);
 	spin_lock_init(&mn->ports_lock);
 	mn->stats = alloc_percpu(struct mpdt_stats);

@@ -9,10 +9,11 @@
 The victim is always in NS B (10.0.0.2, fd00::2).  Attacks come from NS A
 over plain UDP sockets: from 10.0.0.3 (a second address on A's veth, so the
 attacker is a host of its own), from 10.0.0.10-18 when it needs many hosts,
-from 10.0.0.1 when it spoofs the honest sender, or from fd00::1.  Replies are captured with a packet socket on A's
-veth.  Beside each attack an honest transfer runs (mpdt_msg, or for a victim
-that needs its own SO_RCVBUF a python receiver that checks mpdt_msg's
-messages byte for byte) and must complete intact.
+from 10.0.0.1 when it spoofs the honest sender, or from fd00::1.  Replies
+are captured with a packet socket on A's veth.  Beside each attack an
+honest transfer runs (mpdt_msg, or for a victim that needs its own
+SO_RCVBUF a python receiver that checks mpdt_msg's messages byte for byte)
+and must complete intact.
 
 The script joins the namespaces itself (setns), reads the counters of
 /proc/net/mpdt_stats there, and prints "ok: ..." or "FAIL: ..." per check
@@ -1120,9 +1121,41 @@ def case_nonce(env, c):
     c.eq("drop_stale_nonce", 0, delta(b2, b0, "drop_stale_nonce"))
 
 
+TRACEFS = "/sys/kernel/tracing"
+
+
+class DropTrace:
+    """The kernel's skb:kfree_skb events (what drop monitors such as
+    dropwatch, perf and pwru see) while it is open."""
+
+    def __init__(self):
+        self.enable = TRACEFS + "/events/skb/kfree_skb/enable"
+        if not os.path.exists(self.enable):
+            subprocess.run(["mount", "-t", "tracefs", "nodev", TRACEFS],
+                           check=False, capture_output=True)
+        self.ok = os.path.exists(self.enable)
+        if self.ok:
+            open(TRACEFS + "/trace", "w").close()   # clears the buffer
+            self._write("1")
+
+    def _write(self, v):
+        with open(self.enable, "w") as f:
+            f.write(v)
+
+    def count(self, reason):
+        with open(TRACEFS + "/trace") as f:
+            return sum(1 for line in f
+                       if line.rstrip().endswith("reason: " + reason))
+
+    def close(self):
+        if self.ok:
+            self._write("0")
+
+
 def case_not_host(env, c):
     """5. DATA and PROBE sent to a broadcast or multicast address are
-    dropped (drop_not_host), never answered."""
+    dropped (drop_not_host), never answered, and freed as drops with the
+    kernel's reason OTHERHOST."""
     a = env.a
     gen = honest_gen(a)
     # The victim stays open until the end of the case (an AF_INET6 socket:
@@ -1147,6 +1180,8 @@ def case_not_host(env, c):
         x6.s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_MULTICAST_LOOP, 0)
         dests.append((x6, "ff02::1"))
     k = 4
+    dt = DropTrace()
+    env.cleanups.append(dt.close)
     b0 = stats(a.ns_b)
     snd = MsgSend(env, "honest", a.ns_a, ADDR_B, 7106, 6006, gen, gen.count)
     ports = []
@@ -1170,6 +1205,10 @@ def case_not_host(env, c):
         k, k, ", ".join(d for _, d in dests)), want,
         delta(b1, b0, "drop_not_host"))
     c.eq("the unicast probe's answer (control)", 1, len(ctl))
+    c.ok("tracefs for the skb:kfree_skb event", dt.ok, TRACEFS)
+    if dt.ok:
+        c.ge("skb:kfree_skb events with reason OTHERHOST", want,
+             dt.count("OTHERHOST"))
     bad = sn.match(lambda p: p.mdport in ports)
     c.eq("answers to the broadcast/multicast packets", [], bad)
     check_sender(c, "honest", snd, gen.count)

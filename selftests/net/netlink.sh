@@ -16,7 +16,7 @@
 #   udp-port  refused while an MPDT socket is bound, accepted after, and
 #             the tunnel then listens on the new port
 #   netns     a value set in one netns leaves the others alone; a new netns
-#             starts from the defaults
+#             starts from the initial netns' values as they are then
 #   perm      an unprivileged user reads everything and cannot set
 #   conn      conn show over IPv4 and IPv6: dump, address filter, one peer;
 #             a dump of 300 connections
@@ -410,6 +410,7 @@ case_udp_port() {
 }
 
 case_netns() {
+	local lb
 	ok -n "$NS_A" param set ack-bytes 1234 max-retries 5
 	assert_eq "ack-bytes in $NS_A" 1234 "$(param "$NS_A" ack-bytes)"
 	same_params "$NS_B untouched" -n "$NS_B"
@@ -421,6 +422,20 @@ case_netns() {
 	netns_del "$NS_C"
 	ok -n "$NS_A" param set ack-bytes "${DEF[ack-bytes]}" \
 		max-retries "${DEF[max-retries]}"
+	# The host's values as they are when a netns is created (a pod made
+	# after 'mpdt param set' on the host gets them); older ones keep theirs.
+	lb=reps
+	[[ ${DEF[lb]} != reps ]] || lb=ecmp
+	ok param set ack-bytes 4321 lb "$lb"
+	netns_add "$NS_C"
+	assert_eq "ack-bytes of a netns made after the host's set" 4321 \
+		"$(param "$NS_C" ack-bytes)"
+	assert_eq "lb of a netns made after the host's set" "$lb" \
+		"$(param "$NS_C" lb)"
+	same_params "$NS_A, older than the host's set, untouched" -n "$NS_A"
+	netns_del "$NS_C"
+	ok param set ack-bytes "${DEF[ack-bytes]}" lb "${DEF[lb]}"
+	same_params "the initial netns restored"
 }
 
 # In the initial netns: 'ip netns exec' costs seconds under TCG.
