@@ -41,6 +41,12 @@ struct mpdt_cc_ops {
 	void (*on_ack)(struct mpdt_cc *cc, const struct mpdt_cc_ack *a);
 	void (*on_nack)(struct mpdt_cc *cc, u8 code, u64 now);
 	void (*on_timeout)(struct mpdt_cc *cc, u64 now);
+	/* The latest timeout was spurious (Eifel, RFC 3522, on the echoed
+	 * timestamp): take back what on_timeout did, as TCP's undo_cwnd
+	 * does (RFC 4015's response).  Called before the on_ack of the SACK
+	 * that showed it; one that ignores timeouts needs no undo.
+	 */
+	void (*undo)(struct mpdt_cc *cc);
 	void (*on_message_done)(struct mpdt_cc *cc, u64 msg_bytes,
 				u64 delay_ns, u64 now);
 };

@@ -34,6 +34,10 @@
  *   ignore period (line 4 as printed adds before the ignore check).
  * - Without trimming, md doubles (§3.3 "QuickAdapt without trimming")
  *   until the first TRIMMED NACK shows the fabric trims.
+ * - A timeout found spurious (the undo hook, RFC 4015's response) gets the
+ *   window back as it was before it, and QuickAdapt's state too: the
+ *   adaptation it asked for, pending or done, and the flight it ignored.  The paper
+ *   has no spurious timeouts; a stalled host makes them (issue #11).
  * - WTD's average with a SACK of n packets and m CE marks moves n times
  *   by a sample of m / n.  §3.6.1 gives no alpha, only the meaning of
  *   the 0.25 threshold, "25 percent or more of the acks" marked; the
@@ -45,21 +49,33 @@
 #define SMARTT_PPM	1000000ULL
 #define SMARTT_WTD_MAX	1024	/* packets one SACK moves the average by */
 
-struct smartt {
-	struct mpdt_smartt_consts k;
-	u64 acked;		/* Alg. 1 line 4, since qa_end was set */
+/* QuickAdapt's state (Algorithm 2, §3.3): all a timeout can change beside
+ * the window, so all its undo puts back.
+ */
+struct smartt_qa {
+	u64 acked;		/* Alg. 1 line 4, since end was set */
 	u64 bytes_ignored;	/* Alg. 1 line 5 */
 	u64 bytes_to_ignore;	/* Alg. 2 line 8 */
-	u64 qa_end;		/* Alg. 2 "end"; 0 before the first SACK */
+	u64 end;		/* Alg. 2 "end"; 0 before the first SACK */
+	bool trigger;		/* Alg. 1 line 30 */
+	bool ignoring;		/* bytes_ignored < bytes_to_ignore (line 8) */
+};
+
+struct smartt {
+	struct mpdt_smartt_consts k;
+	struct smartt_qa qa;
 	u64 fast_count;		/* Alg. 3 "count" */
 	u64 fast_rtt_ns;	/* Alg. 3 "rtt ~ brtt": at most this */
 	u64 inflight;		/* of the latest SACK: Alg. 2 "unacked" */
 	u64 wtd_avg;		/* §3.6.1 avg_wtd, ppm */
 	u32 fd_pm, md_pct, qa_pct, fast_k, wtd_alpha_pm, wtd_thresh_pm;
-	bool trigger_qa;	/* Alg. 1 line 30 */
-	bool ignoring;		/* bytes_ignored < bytes_to_ignore (line 8) */
 	bool fast_inc;		/* Alg. 3 "increase" */
 	bool seen_trim;		/* the fabric trims: md is not doubled */
+	/* Before the latest timeout (the engine calls undo only right after
+	 * a SACK judged it); undo_cwnd 0: none to undo.
+	 */
+	u32 undo_cwnd;
+	struct smartt_qa undo_qa;
 };
 
 /* §3.2.4: mi = brtt / (trtt - brtt); §3.5: fi and mi scale with BDP. */
@@ -133,19 +149,19 @@ static bool smartt_quick_adapt(struct mpdt_cc *cc, struct smartt *s, u64 now)
 	u64 mss = cc->mss;
 	bool adapted = false;
 
-	if (now < s->qa_end)
+	if (now < s->qa.end)
 		return false;
-	if (s->trigger_qa && s->qa_end) {
-		s->trigger_qa = false;
+	if (s->qa.trigger && s->qa.end) {
+		s->qa.trigger = false;
 		adapted = true;
-		smartt_set(cc, s, mpdt_mul_div(max(s->acked, mss),
+		smartt_set(cc, s, mpdt_mul_div(max(s->qa.acked, mss),
 					       s->qa_pct, 100));
-		s->bytes_to_ignore = s->inflight;
-		s->bytes_ignored = 0;
-		s->ignoring = s->bytes_to_ignore > 0;
+		s->qa.bytes_to_ignore = s->inflight;
+		s->qa.bytes_ignored = 0;
+		s->qa.ignoring = s->qa.bytes_to_ignore > 0;
 	}
-	s->qa_end = now + s->k.trtt_ns;
-	s->acked = 0;
+	s->qa.end = now + s->k.trtt_ns;
+	s->qa.acked = 0;
 	return adapted;
 }
 
@@ -156,14 +172,14 @@ static bool smartt_quick_adapt(struct mpdt_cc *cc, struct smartt *s, u64 now)
  */
 static bool smartt_ignored(struct smartt *s, u64 bytes, u64 now)
 {
-	if (!s->ignoring)
+	if (!s->qa.ignoring)
 		return false;
-	s->bytes_ignored += bytes;
-	if (s->bytes_ignored < s->bytes_to_ignore)
+	s->qa.bytes_ignored += bytes;
+	if (s->qa.bytes_ignored < s->qa.bytes_to_ignore)
 		return true;
-	s->ignoring = false;
-	s->qa_end = now + s->k.trtt_ns;
-	s->acked = 0;
+	s->qa.ignoring = false;
+	s->qa.end = now + s->k.trtt_ns;
+	s->qa.acked = 0;
 	return false;
 }
 
@@ -262,13 +278,13 @@ static void smartt_on_ack(struct mpdt_cc *cc, const struct mpdt_cc_ack *a)
 	bool ecn = a->ce || a->ce_count, can_decrease, adapted, fast;
 
 	s->inflight = a->inflight;
-	if (s->ignoring) {
+	if (s->qa.ignoring) {
 		if (smartt_ignored(s, a->acked_bytes, a->now))
 			return;
 		/* what this SACK delivered beyond the ignored flight */
-		s->acked = s->bytes_ignored - s->bytes_to_ignore;
+		s->qa.acked = s->qa.bytes_ignored - s->qa.bytes_to_ignore;
 	} else {
-		s->acked += a->acked_bytes;
+		s->qa.acked += a->acked_bytes;
 	}
 	can_decrease = smartt_wtd(s, a, cc->mss);
 	adapted = smartt_quick_adapt(cc, s, a->now);
@@ -288,7 +304,7 @@ static void smartt_loss(struct mpdt_cc *cc, struct smartt *s, u64 now)
 	if (smartt_ignored(s, cc->mss, now))
 		return;
 	smartt_set(cc, s, cc->cwnd - min(cc->cwnd, cc->mss));
-	s->trigger_qa = true;
+	s->qa.trigger = true;
 	smartt_quick_adapt(cc, s, now);
 }
 
@@ -307,7 +323,22 @@ static void smartt_on_nack(struct mpdt_cc *cc, u8 code, u64 now)
 
 static void smartt_on_timeout(struct mpdt_cc *cc, u64 now)
 {
-	smartt_loss(cc, cc->priv, now);
+	struct smartt *s = cc->priv;
+
+	s->undo_cwnd = cc->cwnd;
+	s->undo_qa = s->qa;
+	smartt_loss(cc, s, now);
+}
+
+static void smartt_undo(struct mpdt_cc *cc)
+{
+	struct smartt *s = cc->priv;
+
+	if (!s->undo_cwnd)
+		return;
+	smartt_set(cc, s, max(cc->cwnd, s->undo_cwnd));
+	s->qa = s->undo_qa;
+	s->undo_cwnd = 0;
 }
 
 const struct mpdt_cc_ops mpdt_cc_smartt = {
@@ -317,4 +348,5 @@ const struct mpdt_cc_ops mpdt_cc_smartt = {
 	.on_ack		= smartt_on_ack,
 	.on_nack	= smartt_on_nack,
 	.on_timeout	= smartt_on_timeout,
+	.undo		= smartt_undo,
 };

@@ -13,12 +13,13 @@
  *   1. the RTT sample of its echoed timestamp;
  *   2. lb->on_loss for each packet the SACK shows lost (probe, OOO),
  *      as the scoreboard declares it;
- *   3. lb->on_ack, with the entropies of the packets newly acknowledged;
- *   4. cc->on_ack;
- *   5. cc->on_message_done for each message the SACK completed, after
+ *   3. cc->undo if the SACK shows the latest RTO spurious (Eifel);
+ *   4. lb->on_ack, with the entropies of the packets newly acknowledged;
+ *   5. cc->on_ack;
+ *   6. cc->on_message_done for each message the SACK completed, after
  *      on_ack: MCC (§3) judges a message by the largest packet delay
  *      sampled until it completed, the SACK that completes it included;
- *   6. lb->choose_ev for each packet the window then lets out.
+ *   7. lb->choose_ev for each packet the window then lets out.
  */
 #include "engine.h"
 
@@ -437,8 +438,11 @@ static void on_sack(struct mpdt_eng *e, const struct mpdt_pkt *pkt, u64 now)
 	sig.probe = pkt->hdr.flags & MPDT_F_PROBE_ACK;
 	mpdt_sb_on_sack(&e->sb, s, sig.probe, cwnd_pkts, base_rtt_ns(e), now,
 			sack_acked, &walk, &ack);
-	if (ack.rto_undone)
+	if (ack.rto_undone) {
 		count(e, MPDT_STAT_RTO_UNDONE);
+		if (e->cc.ops->undo)
+			e->cc.ops->undo(&e->cc);
+	}
 	/* Nothing is resent before a NO_BUFFER pause ends: progress during
 	 * it must not restart the RTO clock any earlier (see on_nack()).
 	 */

@@ -324,6 +324,43 @@ TEST(smartt_timeout_quick_adapts)
 	unit_cc_stop(&cc);
 }
 
+static void undo(struct mpdt_cc *cc)
+{
+	cc->ops->undo(cc);
+}
+
+/* A spurious timeout (the engine's Eifel test) is taken back whole: the
+ * window it cut, the QuickAdapt it armed or made, the flight it ignored.
+ */
+TEST(smartt_spurious_timeout_is_undone)
+{
+	struct mpdt_cc cc;
+
+	start(&cc);
+	unit_cc_ack(&cc, T0, UNIT_US(15), 0, 5000, 0);
+	EXPECT_EQ(150000U, unit_cc_ack(&cc, T0 + UNIT_US(10), 0, 4000, 5000,
+				       0));
+	/* Armed, waiting for end: undone before end, nothing adapts. */
+	EXPECT_EQ(148800U, timeout(&cc, T0 + UNIT_US(11)));
+	undo(&cc);
+	EXPECT_EQ(150000U, cc.cwnd);
+	EXPECT_EQ(150000U, unit_cc_ack(&cc, T0 + TRTT, 0, 0, 5000, 0));
+
+	/* Adapted at once (past end): 0.8 * 4000, 5000 to be ignored. */
+	EXPECT_EQ(150000U, unit_cc_ack(&cc, T0 + TRTT + 10, 0, 4000, 5000,
+				       0));
+	EXPECT_EQ(3200U, timeout(&cc, T0 + 2 * TRTT + 1));
+	undo(&cc);
+	EXPECT_EQ(150000U, cc.cwnd);
+	/* Nothing ignored: FI 6000 * 1200 * 0.25 / 150000 = 12 */
+	EXPECT_EQ(150012U, unit_cc_ack(&cc, T0 + 2 * TRTT + 2, UNIT_US(24),
+				       6000, 5000, 0));
+	/* A second undo has nothing left to take back. */
+	undo(&cc);
+	EXPECT_EQ(150012U, cc.cwnd);
+	unit_cc_stop(&cc);
+}
+
 /* QuickAdapt on almost nothing: 0.8 * max(500, MTU) = 960, one MSS. */
 TEST(smartt_quick_adapt_floor_is_one_mss)
 {

@@ -1007,6 +1007,11 @@ static void stub_cc_on_timeout(struct mpdt_cc *cc, u64 now)
 	node_log(cc_node(cc), "cc.on_timeout\n");
 }
 
+static void stub_cc_undo(struct mpdt_cc *cc)
+{
+	node_log(cc_node(cc), "cc.undo\n");
+}
+
 /* MCC (§3) judges a message by the delay sampled until it completed: the
  * rtt logged is the one the latest on_ack carried.
  */
@@ -1025,6 +1030,7 @@ static const struct mpdt_cc_ops stub_cc = {
 	.on_ack		= stub_cc_on_ack,
 	.on_nack	= stub_cc_on_nack,
 	.on_timeout	= stub_cc_on_timeout,
+	.undo		= stub_cc_undo,
 	.on_message_done = stub_cc_on_message_done,
 };
 
@@ -1435,6 +1441,52 @@ TEST(rto_blames_the_oldest_packet_only)
 	EXPECT_EQ(3, a->stats[MPDT_STAT_RETX_RTO]);
 	EXPECT_EQ(1, a->stats[MPDT_STAT_RTO]);
 	EXPECT_EQ(0, a->stats[MPDT_STAT_RETX_PROBE]);
+	EXPECT_EQ(0, s->nerr) {
+		TH_LOG("%s", s->err);
+	}
+	sim_free(s);
+}
+
+/* The host stalled, not the path: the originals arrive after the RTO, and
+ * the first SACK echoes one sent before it (Eifel).  The congestion
+ * control takes its timeout back before it hears of that SACK.
+ */
+TEST(spurious_rto_is_undone_before_on_ack)
+{
+	struct mpdt_params p = default_params();
+	struct sim *s = sim_new(&p, &stub_lb, &stub_cc, 6);
+	struct node *a = &s->n[0], *b = &s->n[1];
+	const struct cap_pkt *sack;
+	char want[LOG_MAX] = "";
+	u32 i, ncap;
+
+	a->capture = true;
+	b->capture = true;
+	a->logging = true;
+	for (i = 0; i < 3; i++)
+		node_add(a, 1000 + i);
+	node_pump(a);
+	ncap = a->ncap;
+	ASSERT_EQ(3, ncap);
+	for (i = 0; !a->stats[MPDT_STAT_RTO]; i++) {
+		ASSERT_GT(1000, i);
+		fire_timer(s, a);
+	}
+	/* The originals, late: B's SACK echoes the first one's time. */
+	for (i = 0; i < ncap; i++)
+		cap_inject(s, 1, &a->cap[i]);
+	sack = last_cap(b, MPDT_T_SACK);
+	ASSERT_NE(NULL, sack);
+	ASSERT_EQ(3, sack->pkt.sack.epsn);
+	log_clear(a);
+	cap_inject(s, 0, sack);
+	EXPECT_EQ(1, a->stats[MPDT_STAT_RTO_UNDONE]);
+	cat(want, sizeof(want), "cc.undo\nlb.on_ack ");
+	EXPECT_EQ(0, strncmp(a->log, want, strlen(want))) {
+		TH_LOG("want %s... got\n%s", want, a->log);
+	}
+	EXPECT_NE(NULL, strstr(a->log, "\ncc.on_ack "));
+	EXPECT_EQ(3, a->released_acked);
 	EXPECT_EQ(0, s->nerr) {
 		TH_LOG("%s", s->err);
 	}
