@@ -7,7 +7,9 @@
 #             name tables agree (tools/mpdt/spec_check.py)
 #   read      param/stats/algo/conn show in text and JSON (-j, -p) say the
 #             same, match the module parameters, /proc/net/mpdt_stats and
-#             the spec; -s adds rates; prefixes work
+#             the spec; JSON keys are snake_case; -s adds rates; prefixes
+#             work; -V, help and OBJECT help exit 0 with the usage, and
+#             param help names every parameter
 #   errors    usage errors exit 2; the kernel's refusals exit 1 with its
 #             extack message (out of range, unknown algorithm, inconsistent
 #             set), and the pairs of one request are applied all or none
@@ -22,8 +24,8 @@
 #             a dump of 300 connections
 #   monitor   created/closed events of a transfer in both netns, a failed
 #             event for a peer that never answers (timers set with the
-#             CLI), nothing from the other netns; stats -s rates during
-#             the transfer
+#             CLI), nothing from the other netns, each with its -t
+#             timestamp (text and JSON); stats -s rates during the transfer
 #   counters  retransmissions under netem loss match the connection's own
 #             MPDT_INFO; forged packets count drop_bad_version, drop_short
 #   unloaded  without the module: a clear error, exit 1
@@ -162,6 +164,10 @@ jchecks() {
 	JCHECKS=()
 }
 
+# A jcheck expression: every key of the object d is snake_case, as
+# iproute2's JSON ("udp_port", never "udp-port").
+SNAKE="all(k and k[0].isalpha() and k == k.lower() and k.replace('_', '').isalnum() and k.isascii() for k in d)"
+
 # wait_file FILE SECONDS PID WHAT
 wait_file() {
 	local i
@@ -242,8 +248,10 @@ check_params_read() {
 	done <"$WORKDIR/defaults.txt"
 	assert_ge "parameters equal to the module parameter of the same name" 17 "$n"
 	jcheck "$WORKDIR/param.json" \
-		"list(d.items()) == [(k, v if k in ('lb', 'cc') else int(v)) for k, v in (l.split() for l in open('$WORKDIR/defaults.txt'))]" \
-		"param show: text and JSON say the same"
+		"list(d.items()) == [(k.replace('-', '_'), v if k in ('lb', 'cc') else int(v)) for k, v in (l.split() for l in open('$WORKDIR/defaults.txt'))]" \
+		"param show: text and JSON say the same (JSON keys: _ for -)"
+	jcheck "$WORKDIR/param.json" "len(d) > 2 and $SNAKE" \
+		"param show -j: every key snake_case"
 	jcheck "$WORKDIR/param.pretty" \
 		"d == load('$WORKDIR/param.json') and text.count('\n') == len(d) + 2 and '\n    \"lb\": ' in text" \
 		"param show -p: the same JSON, indented"
@@ -271,6 +279,7 @@ check_stats_read() {
 	jcheck "$WORKDIR/stats.json" \
 		"list(d.items()) == [(k, int(v)) for k, v in (l.split() for l in open('$WORKDIR/stats.txt'))]" \
 		"stats: text and JSON say the same"
+	jcheck "$WORKDIR/stats.json" "$SNAKE" "stats -j: every key snake_case"
 	keep rates.json -n "$NS_A" -s -j stats
 	jcheck "$WORKDIR/rates.json" \
 		"list(d) == list(load('$WORKDIR/stats.json')) and all(list(v) == ['value', 'rate'] and v['rate'] == 0 for v in d.values())" \
@@ -286,6 +295,8 @@ check_algo_read() {
 	jcheck "$WORKDIR/algo.json" \
 		"[a['kind'] + ' ' + a['name'] + (' default' if a['default'] else '') for a in d] == open('$WORKDIR/algo.txt').read().splitlines()" \
 		"algo show: text and JSON say the same"
+	jcheck "$WORKDIR/algo.json" "all(eval(\"$SNAKE\", {'d': a}) for a in d)" \
+		"algo show -j: every key snake_case"
 	assert_eq "algo show: the defaults are the lb and cc parameters" \
 		"lb ${DEF[lb]} default,cc ${DEF[cc]} default" \
 		"$(grep ' default$' "$WORKDIR/algo.txt" | paste -sd,)"
@@ -301,7 +312,31 @@ case_read() {
 	jcheck "$WORKDIR/conn0.json" "d == []" "conn show -j without connections: []"
 	ok help
 	grep -q '^Usage: mpdt' "$WORKDIR/out" || fail "mpdt help: no usage"
+	check_help
 	jchecks
+}
+
+# -V, --help and OBJECT help: exit 0, on stdout.
+check_help() {
+	local o names
+	ok -V
+	[[ -s $WORKDIR/out ]] || fail "mpdt -V: no output"
+	log "ok: mpdt -V: $(cat "$WORKDIR/out")"
+	ok --help
+	grep -q '^Usage: mpdt' "$WORKDIR/out" || fail "mpdt --help: no usage"
+	for o in param stats conn algo monitor; do
+		ok "$o" help
+		grep -q "^Usage: mpdt $o" "$WORKDIR/out" ||
+			fail "mpdt $o help: no usage of $o: $(head -n 1 "$WORKDIR/out")"
+	done
+	log "ok: mpdt OBJECT help, for each object"
+	ok param help
+	# Between "NAME := {" and "}", the names of param show, in its order.
+	names=$(awk '/^NAME := \{/ { on = 1 }
+		on { for (i = 1; i <= NF; i++) if ($i ~ /^[a-z][a-z0-9-]*$/) printf "%s ", $i }
+		on && /\}/ { exit }' "$WORKDIR/out")
+	assert_eq "param help: the parameter names" \
+		"$(first_words "$WORKDIR/defaults.txt")" "${names% }"
 }
 
 # same_params WHAT [-n NS]: every parameter (of NS) is the default.
@@ -554,12 +589,13 @@ monitored_transfer() {
 }
 
 case_monitor() {
-	local ma=$WORKDIR/mon_a.txt mb=$WORKDIR/mon_b.json pa pb i
-	bg "$MPDT" -n "$NS_A" monitor >"$ma" 2>&1
+	local ma=$WORKDIR/mon_a.txt mb=$WORKDIR/mon_b.json pa pb i n
+	# -t after the object in text, before it in JSON.
+	bg "$MPDT" -n "$NS_A" monitor -t >"$ma.t" 2>&1
 	pa=$BG_PID
-	bg "$MPDT" -n "$NS_B" -j monitor >"$mb" 2>&1
+	bg "$MPDT" -n "$NS_B" -t -j monitor >"$mb" 2>&1
 	pb=$BG_PID
-	monitor_sync "$NS_A" "$ma" 9500
+	monitor_sync "$NS_A" "$ma.t" 9500
 	monitor_sync "$NS_B" "$mb" 9510
 	monitored_transfer 7300
 	# A peer that never answers, with timers set through netlink.
@@ -572,7 +608,7 @@ case_monitor() {
 	ok -n "$NS_A" param set rto-min-us "${DEF[rto-min-us]}" \
 		rto-max-us "${DEF[rto-max-us]}" max-retries "${DEF[max-retries]}"
 	for ((i = 0; i < 100; i++)); do
-		grep -q '^closed peer 10.0.0.2:7999 ' "$ma" && break
+		grep -q '] closed peer 10.0.0.2:7999 ' "$ma.t" && break
 		sleep 0.1
 	done
 	# The transfer's receiver closes after its time-wait (2 s).
@@ -583,6 +619,14 @@ case_monitor() {
 	kill -TERM "$pa" "$pb"
 	wait "$pa" || fail "monitor (text) exit status $?"
 	wait "$pb" || fail "monitor (JSON) exit status $?"
+	# Every text event starts with its time, [YYYY-MM-DDThh:mm:ss.uuuuuu].
+	n=$(grep -cE '^\[[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}\] [a-z]+ peer ' "$ma.t" || true)
+	assert_gt "monitor -t: text events with a timestamp" 0 "$n"
+	assert_eq "monitor -t: text events without one" 0 \
+		"$(grep -cE '^[a-z]+ peer ' "$ma.t" || true)"
+	sed -E 's/^\[[^]]*\] //' "$ma.t" >"$ma"
+	jcheck "$mb" "d and all(list(e)[:2] == ['timestamp', 'event'] and len(e['timestamp']) == 26 and e['timestamp'][10] == 'T' and e['timestamp'][19] == '.' and __import__('time').strptime(e['timestamp'][:19], '%Y-%m-%dT%H:%M:%S') for e in d)" \
+		"-t -j monitor: each event starts with its timestamp"
 	log "monitor in $NS_A: $(grep -v ':950[01] ' "$ma" | paste -sd'|')"
 	log "monitor in $NS_B: $(grep -v ':951[01],' "$mb" | paste -sd'|')"
 	assert_eq "text events of the transfer's sender" "created,closed" \

@@ -52,7 +52,7 @@ int do_algo(struct ctx *ctx, int argc, char **argv)
 {
 	int status;
 
-	if (!match_show(&argc, &argv, &status))
+	if (!match_show("algo", &argc, &argv, &status))
 		return status;
 	if (argc)
 		return usage_error("algo show takes no arguments");

@@ -219,7 +219,7 @@ int do_conn(struct ctx *ctx, int argc, char **argv)
 	struct peer peer;
 	int err;
 
-	if (!match_show(&argc, &argv, &err))
+	if (!match_show("conn", &argc, &argv, &err))
 		return err;
 	err = parse_show_args(argc, argv, &peer);
 	return err ? err : conn_show(ctx, &peer);

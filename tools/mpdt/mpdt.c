@@ -23,27 +23,143 @@
 #include "names.h"
 #include "out.h"
 
-static const char usage_text[] =
-	"Usage: mpdt [OPTIONS] OBJECT [COMMAND [ARGUMENTS]]\n"
-	"       mpdt param [show] [NAME...]\n"
-	"       mpdt param set NAME VALUE [NAME VALUE...]\n"
-	"       mpdt stats [show] [-s]\n"
-	"       mpdt conn [show] [peer ADDR[:PORT]]\n"
-	"       mpdt algo [show]\n"
-	"       mpdt monitor\n"
-	"       mpdt help\n"
+#ifndef MPDT_VERSION
+#define MPDT_VERSION "unknown"
+#endif
+
+/* An object: its word, its command, and its lines of the usage (one
+ * synopsis per line, without "mpdt "), then what "mpdt OBJECT help" adds.
+ */
+struct object {
+	const char *name;
+	int (*cmd)(struct ctx *ctx, int argc, char **argv);
+	const char *synopsis;
+	const char *details;
+	void (*more)(FILE *f);	/* printed after details; may be NULL */
+};
+
+static int do_help(struct ctx *ctx, int argc, char **argv);
+static void print_param_names(FILE *f);
+
+static const struct object objects[] = {
+	{ "param", do_param,
+	  "param [show] [NAME...]\n"
+	  "param set NAME VALUE [NAME VALUE...]\n",
+	  "Show the parameters of the network namespace, or set several in one\n"
+	  "request, applied all or none (needs CAP_NET_ADMIN).  VALUE is a decimal\n"
+	  "unsigned 32-bit integer, or for lb and cc an algorithm name (mpdt algo).\n"
+	  "Ranges and defaults: mpdt(8).\n",
+	  print_param_names },
+	{ "stats", do_stats,
+	  "stats [show] [-s]\n",
+	  "Show the counters of the network namespace (/proc/net/mpdt_stats); with\n"
+	  "-s read them twice, one second apart, and add each one's rate per second.\n",
+	  NULL },
+	{ "conn", do_conn,
+	  "conn [show] [peer ADDR[:PORT]]\n",
+	  "Show the connections of the network namespace: all of them, those to the\n"
+	  "address ADDR, or the one to ADDR:PORT (IPv6: [ADDR]:PORT).\n",
+	  NULL },
+	{ "algo", do_algo,
+	  "algo [show]\n",
+	  "Show the load balancing (lb) and congestion control (cc) algorithms of\n"
+	  "the module, marking the network namespace's defaults.\n",
+	  NULL },
+	{ "monitor", do_monitor,
+	  "monitor [-t]\n",
+	  "Print the connection events of the network namespace (created, closed,\n"
+	  "failed) until SIGINT or SIGTERM.  -t prefixes each with the local time,\n"
+	  "[YYYY-MM-DDTHH:MM:SS.UUUUUU] (JSON: a \"timestamp\" member).\n",
+	  NULL },
+	{ "help", do_help,
+	  "help [OBJECT]\n",
+	  "Print the usage of mpdt, or of OBJECT.\n",
+	  NULL },
+};
+
+static const char options_text[] =
 	"OPTIONS:\n"
 	"  -n, --netns NETNS  act in network namespace NETNS (/run/netns/NETNS)\n"
 	"  -j, --json         JSON output\n"
 	"  -p, --pretty       indented JSON (implies -j)\n"
 	"  -s, --stats        stats: add per-second rates (samples 1 s apart)\n"
+	"  -t, --timestamp    monitor: prefix each event with the time\n"
+	"  -V, --version      print the version of mpdt and exit\n"
 	"  -h, --help         this text\n"
 	"Objects, commands and parameter names may be abbreviated to a unique\n"
 	"prefix.  See mpdt(8).\n";
 
+/* The synopsis lines of @o, each after @lead (then as many spaces). */
+static void print_synopsis(FILE *f, const struct object *o, const char **lead)
+{
+	const char *line, *end;
+
+	for (line = o->synopsis; *line; line = end + 1) {
+		end = strchr(line, '\n');
+		fprintf(f, "%s mpdt %.*s\n", *lead, (int)(end - line), line);
+		*lead = "      ";
+	}
+}
+
 void print_usage(bool to_stderr)
 {
-	fputs(usage_text, to_stderr ? stderr : stdout);
+	FILE *f = to_stderr ? stderr : stdout;
+	const char *lead = "      ";
+	size_t i;
+
+	fputs("Usage: mpdt [OPTIONS] OBJECT [COMMAND [ARGUMENTS]]\n", f);
+	for (i = 0; i < ARRAY_SIZE(objects); i++)
+		if (strcmp(objects[i].name, "help"))
+			print_synopsis(f, &objects[i], &lead);
+	fprintf(f, "%s mpdt OBJECT help\n", lead);
+	fprintf(f, "%s mpdt help [OBJECT]\n", lead);
+	fputs(options_text, f);
+}
+
+/* param help: the names the CLI knows, as { a | b | ... }, wrapped. */
+static void print_param_names(FILE *f)
+{
+	const char *sep = "NAME := { ";
+	int col = 0;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(param_names); i++) {
+		if (!param_names[i])
+			continue;
+		if (col + strlen(sep) + strlen(param_names[i]) > 76) {
+			fputs(" |\n", f);
+			sep = "          ";
+			col = 0;
+		}
+		col += fprintf(f, "%s%s", sep, param_names[i]);
+		sep = " | ";
+	}
+	fputs(" }\n", f);
+}
+
+static int object_usage(const struct object *o)
+{
+	const char *lead = "Usage:";
+
+	print_synopsis(stdout, o, &lead);
+	if (strcmp(o->name, "help"))
+		printf("%s mpdt %s help\n", lead, o->name);
+	fputs(o->details, stdout);
+	if (o->more)
+		o->more(stdout);
+	fputs("Global options: mpdt help.  See mpdt(8).\n", stdout);
+	return EXIT_SUCCESS;
+}
+
+int print_object_usage(const char *object)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(objects); i++)
+		if (!strcmp(objects[i].name, object))
+			return object_usage(&objects[i]);
+	print_usage(false);
+	return EXIT_SUCCESS;
 }
 
 int usage_hint(void)
@@ -120,7 +236,7 @@ int match_verb(int *argc, char ***argv, const char *const *verbs, size_t n)
 	return verb;
 }
 
-bool match_show(int *argc, char ***argv, int *status)
+bool match_show(const char *object, int *argc, char ***argv, int *status)
 {
 	static const char *const verbs[] = { "show", "help" };
 
@@ -128,8 +244,7 @@ bool match_show(int *argc, char ***argv, int *status)
 	case 0:
 		return true;
 	case 1:
-		print_usage(false);
-		*status = EXIT_SUCCESS;
+		*status = print_object_usage(object);
 		return false;
 	default:
 		*status = usage_hint();
@@ -166,27 +281,40 @@ struct nl *ctx_nl(struct ctx *ctx)
 	return &ctx->nl;
 }
 
-static int do_help(struct ctx *ctx, int argc, char **argv)
+/* The object @word names (a unique prefix), or -1 after a message. */
+static int match_object(const char *word)
 {
-	if (argc)
-		return usage_error("help takes no arguments");
-	print_usage(false);
-	return EXIT_SUCCESS;
+	const char *names[ARRAY_SIZE(objects)];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(objects); i++)
+		names[i] = objects[i].name;
+	return match_word(word, names, ARRAY_SIZE(names), "object");
 }
 
-static const char *const object_names[] = {
-	"param", "stats", "conn", "algo", "monitor", "help",
-};
+static int do_help(struct ctx *ctx, int argc, char **argv)
+{
+	int object;
 
-static int (*const object_cmds[])(struct ctx *ctx, int argc, char **argv) = {
-	do_param, do_stats, do_conn, do_algo, do_monitor, do_help,
-};
+	if (argc > 1)
+		return usage_error("help takes at most one object");
+	if (!argc) {
+		print_usage(false);
+		return EXIT_SUCCESS;
+	}
+	object = match_object(argv[0]);
+	if (object < 0)
+		return usage_hint();
+	return object_usage(&objects[object]);
+}
 
 static const struct option long_options[] = {
 	{ "netns",	required_argument,	NULL, 'n' },
 	{ "json",	no_argument,		NULL, 'j' },
 	{ "pretty",	no_argument,		NULL, 'p' },
 	{ "stats",	no_argument,		NULL, 's' },
+	{ "timestamp",	no_argument,		NULL, 't' },
+	{ "version",	no_argument,		NULL, 'V' },
 	{ "help",	no_argument,		NULL, 'h' },
 	{ NULL }
 };
@@ -201,7 +329,7 @@ static int parse_options(int argc, char **argv, struct ctx *ctx,
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+n:jpsh", long_options,
+	while ((c = getopt_long(argc, argv, "+n:jpstVh", long_options,
 				NULL)) != -1) {
 		switch (c) {
 		case 'n':
@@ -223,6 +351,13 @@ static int parse_options(int argc, char **argv, struct ctx *ctx,
 		case 's':
 			ctx->rates = true;
 			break;
+		case 't':
+			ctx->timestamp = true;
+			break;
+		case 'V':
+			printf("mpdt version %s\n", MPDT_VERSION);
+			*exit_code = EXIT_SUCCESS;
+			return -1;
 		case 'h':
 			print_usage(false);
 			*exit_code = EXIT_SUCCESS;
@@ -250,11 +385,10 @@ int main(int argc, char **argv)
 	first = parse_options(argc, argv, &ctx, &ret);
 	if (first < 0)
 		return ret;
-	object = match_word(argv[first], object_names,
-			    ARRAY_SIZE(object_names), "object");
+	object = match_object(argv[first]);
 	if (object < 0)
 		return usage_hint();
-	ret = object_cmds[object](&ctx, argc - first - 1, argv + first + 1);
+	ret = objects[object].cmd(&ctx, argc - first - 1, argv + first + 1);
 	nl_close(&ctx.nl);
 	return ret;
 }

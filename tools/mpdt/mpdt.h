@@ -13,6 +13,7 @@
 struct ctx {
 	const char *netns;	/* -n */
 	bool rates;		/* -s */
+	bool timestamp;		/* -t */
 	struct nl nl;
 };
 
@@ -20,6 +21,8 @@ struct ctx {
 struct nl *ctx_nl(struct ctx *ctx);
 
 void print_usage(bool to_stderr);
+/* OBJECT help: the usage of one object (a name of the objects' table). */
+int print_object_usage(const char *object);
 /* Usage errors: a hint (after a message), or a message and the hint. */
 int usage_hint(void);
 int usage_error(const char *fmt, ...);
@@ -28,10 +31,10 @@ int match_word(const char *word, const char *const *words, size_t n,
 /* The verb at argv[0] (consumed); "show" (0) if none, or an option. */
 int match_verb(int *argc, char ***argv, const char *const *verbs, size_t n);
 /* Objects whose verbs are only "show" (the default) and "help": true to go
- * on showing; else *status is the exit status (help printed, or a usage
- * error).
+ * on showing; else *status is the exit status (@object's usage printed, or
+ * a usage error).
  */
-bool match_show(int *argc, char ***argv, int *status);
+bool match_show(const char *object, int *argc, char ***argv, int *status);
 
 int do_param(struct ctx *ctx, int argc, char **argv);
 int do_stats(struct ctx *ctx, int argc, char **argv);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mpdt param show [NAME...]: the parameters of the netns (PARAM_GET).
+ * mpdt param show [NAME...]: the parameters of the netns (PARAM_GET), in
+ * text by their names (udp-port), in JSON by snake_case keys (udp_port).
  * mpdt param set NAME VALUE...: change several at once, in one PARAM_SET
  * request, so the kernel validates and applies them together.  Names are
  * checked here, values by the kernel (its ranges live in params.c).
@@ -13,19 +14,33 @@
 #include "names.h"
 #include "out.h"
 
+/* A parameter's JSON key: its name in snake_case (udp_port for udp-port),
+ * as iproute2's JSON and the counters' names are.
+ */
+static void json_key(const char *name, char *key, size_t size)
+{
+	size_t i;
+
+	for (i = 0; name[i] && i < size - 1; i++)
+		key[i] = name[i] == '-' ? '_' : name[i];
+	key[i] = '\0';
+}
+
 static void print_param(uint16_t attr, const struct nlattr *a)
 {
 	const char *name = param_names[attr];
 	const char *str = nl_str(a);
 	unsigned long long val;
+	char key[64];
 
 	if (param_is_string(attr) ? !str : !nl_uint(a, &val))
 		return;
+	json_key(name, key, sizeof(key));
 	out_str(OUT_TEXT, NULL, "%-18s", name);
 	if (param_is_string(attr))
-		out_str(OUT_ANY, name, "%s", str);
+		out_str(OUT_ANY, key, "%s", str);
 	else
-		out_uint(OUT_ANY, name, "%llu", val);
+		out_uint(OUT_ANY, key, "%llu", val);
 	out_nl();
 }
 
@@ -159,8 +174,7 @@ int do_param(struct ctx *ctx, int argc, char **argv)
 	case 1:
 		return param_set(ctx, argc, argv);
 	case 2:
-		print_usage(false);
-		return EXIT_SUCCESS;
+		return print_object_usage("param");
 	default:
 		return usage_hint();
 	}

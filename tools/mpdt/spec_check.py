@@ -13,6 +13,19 @@ kernel's name tables and mpdt(8)'s name tables agree.
       each u32 parameter's name (the CLI name) and min/max.
   spec counter docs, tools/mpdt/names.c  <->  net/mpdt/stats.c, params.c
       counter and parameter names.
+  Documentation/mpdt.8, mpdt.7  <->  params.c, main.c
+      mpdt(8) documents every parameter of the table (params.c's
+      descriptors, and lb and cc) and no other: an entry
+      '.BR name " (default)"' of the param section, whose default is the
+      one of main.c (mpdt_default_params, lb_name, cc_name) and whose text
+      gives the descriptor's range as "min\\-max", "min or max" or
+      "min (...) to max".  mpdt(7) documents every module parameter of
+      main.c (module_param_named, module_param_string) and no other, the
+      same way ('.IR name " (default)"' under MODULE PARAMETERS).
+  mpdt(7) NOTES, tools/mpdt/mpdt.bash  <->  net/mpdt/algo.c
+      the load balancing and congestion control algorithms of the
+      registry: each one a ".B name" entry of NOTES; the completion's
+      fallback lists.
 
 Exit 0 if all agree, 1 (listing every difference) if not, 2 on a usage error.
 With --names, also print the parameter and counter names of the spec, in
@@ -34,6 +47,11 @@ UAPI = "include/uapi/linux/mpdt.h"
 PARAMS_C = "net/mpdt/params.c"
 STATS_C = "net/mpdt/stats.c"
 NAMES_C = "tools/mpdt/names.c"
+MAIN_C = "net/mpdt/main.c"
+ALGO_C = "net/mpdt/algo.c"
+MAN8 = "Documentation/mpdt.8"
+MAN7 = "Documentation/mpdt.7"
+COMPLETION = "tools/mpdt/mpdt.bash"
 
 problems = []
 
@@ -250,6 +268,233 @@ def check_names(spec, root, kernel_param_table):
                     % (a["name"], doc_name, STATS_C, stats.get(attr)))
 
 
+def c_expr(expr, defines):
+    """Value of a default's initializer: literals, the header's defines,
+    + - * << and parentheses."""
+    for _ in range(8):
+        expanded = re.sub(r"\b[A-Z_][A-Z0-9_]*\b",
+                          lambda m: "(%s)" % defines.get(m.group(0),
+                                                         m.group(0)), expr)
+        if expanded == expr:
+            break
+        expr = expanded
+    expr = re.sub(r"(?<=\d)[uUlL]+\b", "", expr.strip())
+    if not re.fullmatch(r"[0-9xXa-fA-F\s()<>+\-*]+", expr):
+        raise ValueError("not a constant expression: %r" % expr)
+    return eval(expr, {"__builtins__": {}})  # only digits and operators
+
+
+def param_fields(text):
+    """{MPDT_PARAM_X: struct field} from the table in params.c."""
+    return dict(re.findall(r"{\s*(MPDT_PARAM_\w+)\s*,\s*FIELD\((\w+)\)",
+                           strip_comments(text)))
+
+
+def main_defaults(text, defines):
+    """{field: value} of mpdt_default_params, {variable: string} of the
+    char arrays initialised with a string, and the module parameters
+    [(name, ("field", f) or ("string", variable))] of main.c."""
+    text = strip_comments(text)
+    fields = {}
+    m = re.search(r"struct\s+mpdt_params\s+mpdt_default_params\s*=\s*{(.*?)};",
+                  text, re.S)
+    if not m:
+        problem("%s: no mpdt_default_params initializer found" % MAIN_C)
+    else:
+        for field, expr in re.findall(r"\.(\w+)\s*=\s*([^,]+)",
+                                      m.group(1)):
+            try:
+                fields[field] = c_expr(expr, defines)
+            except (ValueError, SyntaxError) as e:
+                problem("%s: default of %s: %s" % (MAIN_C, field, e))
+    strings = dict(re.findall(r"\bchar\s+(\w+)\s*\[[^\]]*\]\s*=\s*\"([^\"]*)\"",
+                              text))
+    modparams = []
+    for name, field in re.findall(
+            r"module_param_named\(\s*(\w+)\s*,\s*mpdt_default_params\.(\w+)",
+            text):
+        modparams.append((name, ("field", field)))
+    for name, var in re.findall(r"module_param_string\(\s*(\w+)\s*,\s*(\w+)",
+                                text):
+        modparams.append((name, ("string", var)))
+    for name in re.findall(r"\bmodule_param\(\s*(\w+)", text):
+        modparams.append((name, ("field", name)))
+    if not modparams:
+        problem("%s: no module parameters found" % MAIN_C)
+    return fields, strings, modparams
+
+
+def roff_text(line):
+    """A roff line as read: font macros and escapes dropped."""
+    line = re.sub(r"^\.(?:B|I|R|BR|RB|IR|RI|BI|IB)\s+", "", line)
+    line = line.replace("\\-", "-").replace("\\(mu", "x")
+    line = re.sub(r"\\f[BIRP]", "", line)
+    return line.replace('"', "")
+
+
+def man_section(text, start, what, path):
+    """The lines from the one matching @start to the next heading of the
+    same level (.SH, or .SS/.SH for a .SS start)."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if re.match(start, line):
+            end = r"^\.S[HS]\b" if line.startswith(".SS") else r"^\.SH\b"
+            for j in range(i + 1, len(lines)):
+                if re.match(end, lines[j]):
+                    return lines[i + 1:j]
+            return lines[i + 1:]
+    problem("%s: no %s section" % (path, what))
+    return []
+
+
+def man_entries(lines, name_re):
+    """[(name, default or None, text)] of the .TP entries whose tag line is
+    '.B NAME', '.I NAME', or '.BR/.IR NAME " (DEFAULT)"'."""
+    out = []
+    for i, line in enumerate(lines):
+        if not re.match(r"^\.TP\b", line) or i + 1 >= len(lines):
+            continue
+        m = re.match(r'^\.(?:B|I|BR|IR)\s+(%s)(?:\s+"\s*\(([^)"]*)\)\s*")?\s*$'
+                     % name_re, lines[i + 1])
+        if not m:
+            continue
+        body = []
+        for line in lines[i + 2:]:
+            if re.match(r"^\.(?:TP|PP|SS|SH|RE)\b", line):
+                break
+            body.append(roff_text(line))
+        out.append((m.group(1).replace("\\-", "-"), m.group(2),
+                    " ".join(body)))
+    return out
+
+
+def range_written(text, lo, hi):
+    """Whether @text gives the range lo..hi as the pages write ranges."""
+    pats = [r"(?<![\d.])%d-%d(?!\d)" % (lo, hi),
+            r"(?<![\d.])%d \([^)]*\) to %d(?!\d)" % (lo, hi)]
+    if hi == lo + 1:
+        pats.append(r"(?<![\d.])%d or %d(?!\d)" % (lo, hi))
+    return any(re.search(p, text) for p in pats)
+
+
+def check_man_entries(path, what, entries, table):
+    """@table: {name: (default as text, (lo, hi) or None)}."""
+    seen = {}
+    for name, default, text in entries:
+        if name in seen:
+            problem("%s: %s %s documented twice" % (path, what, name))
+        seen[name] = True
+        if name not in table:
+            problem("%s: documents %s %s, which does not exist"
+                    % (path, what, name))
+            continue
+        want, rng = table[name]
+        if default is None:
+            problem("%s: %s %s: no default; want '%s \" (%s)\"' on its tag line"
+                    % (path, what, name, name.replace("-", "\\-"), want))
+        elif default != want:
+            problem("%s: %s %s: default %s, the code's is %s"
+                    % (path, what, name, default, want))
+        if rng and not range_written(text, *rng):
+            problem("%s: %s %s: the text does not give its range %d\\-%d"
+                    % (path, what, name, rng[0], rng[1]))
+    for name in table:
+        if name not in seen:
+            problem("%s: %s %s is not documented" % (path, what, name))
+
+
+def check_man_pages(root, kernel_param_table):
+    defines = {k: v for k, v in header_defines(read(root, UAPI)).items()
+               if re.fullmatch(r"[0-9xXa-fA-FuUlL\s()<>+\-*]+", v)}
+    fields, strings, modparams = main_defaults(read(root, MAIN_C), defines)
+    fieldof = param_fields(read(root, PARAMS_C))
+    desc_by_field = {fieldof[a]: v for a, v in kernel_param_table.items()
+                     if a in fieldof}
+
+    def field_default(field, who):
+        if field not in fields:
+            problem("%s: %s: field %s has no default in mpdt_default_params"
+                    % (MAIN_C, who, field))
+            return "?"
+        return str(fields[field])
+
+    # mpdt(8): the CLI's names.
+    table8 = {}
+    for attr, (name, lo, hi) in kernel_param_table.items():
+        table8[name] = (field_default(fieldof.get(attr), name), (lo, hi))
+    string_params = {n: v for n, v in modparams if v[0] == "string"}
+    for name in ("lb", "cc"):
+        var = string_params.get(name, ("string", None))[1]
+        if var not in strings:
+            problem("%s: no default for parameter %s" % (MAIN_C, name))
+        table8[name] = (strings.get(var, "?"), None)
+    lines = man_section(read(root, MAN8), r"^\.SS param\b", ".SS param", MAN8)
+    check_man_entries(MAN8, "parameter", man_entries(lines, r"[a-z][a-z0-9\\-]*"),
+                      table8)
+
+    # mpdt(7): the module parameters.
+    table7 = {}
+    for name, (kind, ref) in modparams:
+        if kind == "string":
+            table7[name] = (strings.get(ref, "?"), None)
+            continue
+        desc = desc_by_field.get(ref)
+        table7[name] = (field_default(ref, name), desc[1:] if desc else None)
+        if desc and desc[0].replace("-", "_") != name:
+            problem("%s: module parameter %s is %s's field, which mpdt(8) "
+                    "calls %s" % (MAIN_C, name, PARAMS_C, desc[0]))
+    lines = man_section(read(root, MAN7), r"^\.SH MODULE PARAMETERS\b",
+                        ".SH MODULE PARAMETERS", MAN7)
+    check_man_entries(MAN7, "module parameter",
+                      man_entries(lines, r"[a-z][a-z0-9_]*"), table7)
+    return len(table8), len(table7)
+
+
+def algorithms(root):
+    """{"lb": [names], "cc": [names]} of the registry, in its order."""
+    text = strip_comments(read(root, ALGO_C))
+    ops = {}
+    for path in sorted(os.listdir(os.path.join(root, "net/mpdt"))):
+        if path.endswith(".c"):
+            src = strip_comments(read(root, "net/mpdt/" + path))
+            for sym, body in re.findall(
+                    r"struct\s+mpdt_(?:lb|cc)_ops\s+(\w+)\s*=\s*{(.*?)};",
+                    src, re.S):
+                m = re.search(r"\.name\s*=\s*\"([^\"]+)\"", body)
+                if m:
+                    ops[sym] = m.group(1)
+    out = {}
+    for kind in ("lb", "cc"):
+        m = re.search(r"\b%s_algos\[\]\s*=\s*{(.*?)}" % kind, text, re.S)
+        syms = re.findall(r"&(\w+)", m.group(1)) if m else []
+        if not syms:
+            problem("%s: no %s registry found" % (ALGO_C, kind))
+        out[kind] = [ops.get(s, "?" + s) for s in syms]
+    return out
+
+
+def check_algorithms(root):
+    algos = algorithms(root)
+    every = algos["lb"] + algos["cc"]
+    lines = man_section(read(root, MAN7), r"^\.SH NOTES\b", ".SH NOTES", MAN7)
+    documented = [name for name, _, _ in man_entries(lines, r"[a-z][a-z0-9_]*")]
+    for name in every:
+        if name not in documented:
+            problem("%s: NOTES: algorithm %s is not documented" % (MAN7, name))
+    for name in documented:
+        if name not in every:
+            problem("%s: NOTES: documents algorithm %s, which %s does not have"
+                    % (MAN7, name, ALGO_C))
+    text = read(root, COMPLETION)
+    for kind in ("lb", "cc"):
+        m = re.search(r"^_mpdt_%s_algos=\(([^)]*)\)" % kind, text, re.M)
+        if not m or m.group(1).split() != algos[kind]:
+            problem("%s: _mpdt_%s_algos=(%s), want (%s) as %s"
+                    % (COMPLETION, kind, m.group(1) if m else "?",
+                       " ".join(algos[kind]), ALGO_C))
+    return len(every)
+
+
 def print_names(spec):
     for a in attr_set(spec, "params")["attributes"]:
         if a["type"] != "unused":
@@ -273,6 +518,8 @@ def main():
     n = check_header(spec, read(args.root, UAPI))
     kernel_param_table = check_params(spec, read(args.root, PARAMS_C))
     check_names(spec, args.root, kernel_param_table)
+    n8, n7 = check_man_pages(args.root, kernel_param_table)
+    n_algos = check_algorithms(args.root)
     for p in problems:
         print("spec_check: %s" % p)
     if problems:
@@ -280,6 +527,9 @@ def main():
         return 1
     print("spec_check: ok: %s, %s, %s, %s and %s agree (%d enum entries)"
           % (SPEC, UAPI, PARAMS_C, STATS_C, NAMES_C, n))
+    print("spec_check: ok: %s documents the %d parameters, %s the %d module "
+          "parameters and the %d algorithms, as %s, %s and %s have them"
+          % (MAN8, n8, MAN7, n7, n_algos, PARAMS_C, MAIN_C, ALGO_C))
     return 0
 
 

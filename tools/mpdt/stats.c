@@ -110,7 +110,7 @@ int do_stats(struct ctx *ctx, int argc, char **argv)
 {
 	int status;
 
-	if (!match_show(&argc, &argv, &status))
+	if (!match_show("stats", &argc, &argv, &status))
 		return status;
 	for (; argc; argc--, argv++) {
 		if (strcmp(*argv, "-s") && strcmp(*argv, "--stats"))

@@ -1310,13 +1310,27 @@ static const char usage_text[] =
 	"       mpdt-perf client -a ADDR [-p PORT] [--proto P] [--lb NAME] [--cc NAME]\n"
 	"                        --size BYTES [--msg BYTES] [--flows K] [--id N]\n"
 	"                        [--start-at EPOCH_NS] [--rate MBIT] [--timeout S]\n"
+	"       mpdt-perf -h | --help\n"
 	"  P: mpdt (default), tcp, mptcp, udp.  Sizes take K, M, G (binary).\n"
 	"  Output: one line of JSON on stdout (Documentation/perf.rst).\n";
 
+/* A usage error: the usage on stderr, exit 2. */
 static void usage(void)
 {
 	fputs(usage_text, stderr);
 	exit(2);
+}
+
+/* -h, --help: the usage on stdout, exit 0. */
+static void help(void)
+{
+	fputs(usage_text, stdout);
+	exit(0);
+}
+
+static bool is_help(const char *arg)
+{
+	return !strcmp(arg, "-h") || !strcmp(arg, "--help");
 }
 
 static uint64_t parse_size(const char *s)
@@ -1392,6 +1406,8 @@ int main(int argc, char **argv)
 
 	if (argc < 2)
 		usage();
+	if (is_help(argv[1]))
+		help();
 	if (!strcmp(argv[1], "server"))
 		server = true;
 	else if (!strcmp(argv[1], "client"))
@@ -1451,6 +1467,9 @@ int main(int argc, char **argv)
 			break;
 		case O_NOVERIFY:
 			cfg.verify = false;
+			break;
+		case 'h':
+			help();
 			break;
 		default:
 			usage();
