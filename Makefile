@@ -46,10 +46,12 @@ FUZZ_CHECK_SECONDS ?= 60
 DEPS_PKGS  := linux-image-amd64 linux-headers-amd64 linux-source-6.1 \
 		qemu-system-x86 busybox-static iproute2 ethtool iperf3 \
 		libmnl-dev sparse socat python3 python3-yaml kmod cpio gcc \
-		make bc libc6-dev mptcpize xz-utils clang libclang-rt-14-dev
+		make bc libc6-dev mptcpize xz-utils clang libclang-rt-14-dev \
+		dkms
 
 .PHONY: all module tools unit check run demo perf deps vm-shell checkpatch \
-	sparse install clean ksrc fuzz fuzz-build fuzz-check
+	sparse install uninstall install-check dkms-check clean ksrc fuzz \
+	fuzz-build fuzz-check
 
 all: module tools
 
@@ -164,9 +166,145 @@ checkpatch: $(KSRC)/.stamp
 sparse:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 modules
 
-install: all
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
-	$(MAKE) -C tools/mpdt install
+# `make install`: the module (built against the headers, no linux-source
+# tarball), depmod, mpdt(8), mpdt-perf, both man pages, <linux/mpdt.h> and
+# the bash completion.  DESTDIR stages, PREFIX (/usr/local) places the
+# userspace files; the module goes to /lib/modules/$(KVER)/$(INSTALL_MOD_DIR)
+# of DESTDIR.  DEPMOD=: skips depmod (a package runs it on the target).
+# SIGN_KEY and SIGN_CERT (PEM or DER, e.g. DKMS's /var/lib/dkms/mok.key and
+# mok.pub) sign the installed module with the headers' scripts/sign-file;
+# Debian's headers have no key of their own, so kbuild's signing is off.
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+SBINDIR    ?= $(PREFIX)/sbin
+MANDIR     ?= $(PREFIX)/share/man
+INCLUDEDIR ?= $(PREFIX)/include
+COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
+INSTALL_MOD_DIR ?= extra
+DEPMOD     ?= depmod
+SIGN_HASH  ?= sha256
+MODLIB     := $(DESTDIR)/lib/modules/$(KVER)
+MOD_KO     := $(MODLIB)/$(INSTALL_MOD_DIR)/$(CORE_DIR)/mpdt.ko
+# One source for the version: MODULE_VERSION in main.c; dkms.conf is
+# checked against it.
+MPDT_VERSION := $(shell sed -n 's/^MODULE_VERSION("\(.*\)");$$/\1/p' \
+		$(CORE_DIR)/main.c)
+DKMS_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' \
+		dkms.conf 2>/dev/null)
+INSTALL_VARS := DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" BINDIR="$(BINDIR)" \
+		SBINDIR="$(SBINDIR)" MANDIR="$(MANDIR)" \
+		COMPLETIONDIR="$(COMPLETIONDIR)"
+
+install: module
+	@test -n "$(KVER)" || { echo "no kernel version: set KDIR"; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) \
+		INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) CONFIG_MODULE_SIG_ALL= \
+		modules_install
+	$(if $(SIGN_KEY),$(KDIR)/scripts/sign-file $(SIGN_HASH) \
+		$(SIGN_KEY) $(SIGN_CERT) $(MOD_KO))
+	$(DEPMOD) $(if $(DESTDIR),-b $(DESTDIR)) $(KVER)
+	$(MAKE) -C tools/mpdt install $(INSTALL_VARS)
+	$(MAKE) -C tools/perf install $(INSTALL_VARS)
+	install -D -m 0644 Documentation/mpdt.7 $(DESTDIR)$(MANDIR)/man7/mpdt.7
+	install -D -m 0644 $(UAPI)/linux/mpdt.h \
+		$(DESTDIR)$(INCLUDEDIR)/linux/mpdt.h
+
+uninstall:
+	rm -f $(MOD_KO)
+	-rmdir --ignore-fail-on-non-empty $(MODLIB)/$(INSTALL_MOD_DIR)/$(CORE_DIR) \
+		$(MODLIB)/$(INSTALL_MOD_DIR)/$(dir $(CORE_DIR)) \
+		$(MODLIB)/$(INSTALL_MOD_DIR) 2>/dev/null
+	if [ -d $(MODLIB) ]; then \
+		$(DEPMOD) $(if $(DESTDIR),-b $(DESTDIR)) $(KVER); fi
+	$(MAKE) -C tools/mpdt uninstall $(INSTALL_VARS)
+	$(MAKE) -C tools/perf uninstall $(INSTALL_VARS)
+	rm -f $(DESTDIR)$(MANDIR)/man7/mpdt.7 \
+		$(DESTDIR)$(INCLUDEDIR)/linux/mpdt.h
+	-rmdir --ignore-fail-on-non-empty $(DESTDIR)$(INCLUDEDIR)/linux
+
+# `make install` into a staging directory: every file is there, depmod
+# found the module and its socket and genetlink aliases, modinfo reports
+# MODULE_VERSION, dkms.conf agrees; then `make uninstall` leaves only
+# depmod's indexes.  Non-zero exit on any miss.
+install-check:
+	@set -e; start=$$(date +%s); d=$$(mktemp -d); log=$$(mktemp); \
+	trap 'rm -rf "$$d" "$$log"' EXIT; fail=0; \
+	if ! $(MAKE) --no-print-directory install DESTDIR="$$d" \
+			>"$$log" 2>&1; then \
+		cat "$$log"; echo "install-check: make install failed"; \
+		exit 1; fi; \
+	m="$$d/lib/modules/$(KVER)"; \
+	want() { if [ -f "$$d$$1" ]; then echo "  ok      $$1"; \
+		else echo "  MISSING $$1"; fail=1; fi; }; \
+	echo "install-check: staged in $$d:"; \
+	(cd "$$d" && find . -type f ! -name 'modules.*' | sed 's|^\.|    |' \
+		| sort); \
+	echo "expected:"; \
+	want "/lib/modules/$(KVER)/$(INSTALL_MOD_DIR)/$(CORE_DIR)/mpdt.ko"; \
+	want "/lib/modules/$(KVER)/modules.dep"; \
+	want "$(SBINDIR)/mpdt"; want "$(BINDIR)/mpdt-perf"; \
+	want "$(MANDIR)/man7/mpdt.7"; want "$(MANDIR)/man8/mpdt.8"; \
+	want "$(INCLUDEDIR)/linux/mpdt.h"; \
+	if [ -f tools/mpdt/mpdt.bash ]; then want "$(COMPLETIONDIR)/mpdt"; \
+	else echo "  (no tools/mpdt/mpdt.bash: no completion to install)"; fi; \
+	grep -q '^$(INSTALL_MOD_DIR)/$(CORE_DIR)/mpdt.ko:' "$$m/modules.dep" \
+		&& echo "  ok      modules.dep lists mpdt.ko" || \
+		{ echo "  MISSING mpdt.ko in modules.dep"; fail=1; }; \
+	for a in net-pf-2-proto-254-type-2 net-pf-10-proto-254-type-2 \
+			net-pf-16-proto-16-family-mpdt; do \
+		grep -q "^alias $$a mpdt$$" "$$m/modules.alias" && \
+		echo "  ok      alias $$a" || \
+		{ echo "  MISSING alias $$a"; fail=1; }; done; \
+	v=$$(modinfo -b "$$d" -k $(KVER) -F version mpdt || true); \
+	if [ -n "$(MPDT_VERSION)" ] && [ "$$v" = "$(MPDT_VERSION)" ] && \
+			[ "$$v" = "$(DKMS_VERSION)" ]; then \
+		echo "  ok      version $$v (modinfo, main.c, dkms.conf)"; \
+	else echo "  WRONG   version: modinfo '$$v', main.c" \
+		"'$(MPDT_VERSION)', dkms.conf '$(DKMS_VERSION)'"; fail=1; fi; \
+	$(MAKE) --no-print-directory uninstall DESTDIR="$$d" >>"$$log" 2>&1 \
+		|| { cat "$$log"; echo "install-check: uninstall failed"; \
+		     exit 1; }; \
+	left=$$(cd "$$d" && find . -type f ! -path "./lib/modules/$(KVER)/modules.*"); \
+	if [ -n "$$left" ] || grep -q mpdt "$$m/modules.dep"; then \
+		echo "  LEFT after uninstall: $$left"; fail=1; \
+	else echo "  ok      uninstall removed everything"; fi; \
+	echo "install-check: $$([ $$fail = 0 ] && echo passed || echo FAILED)" \
+		"in $$(($$(date +%s) - start)) s"; \
+	exit $$fail
+
+# A DKMS build (Debian's dkms, installed if missing) of the module's
+# files (git's tracked and new ones, in a checkout), for $(KVER), in a
+# private source and DKMS tree (never /usr/src or /var/lib/dkms; dkms
+# signs with a throwaway MOK it makes there).  Never `dkms install`:
+# nothing is loaded or installed.  The temporary trees go whatever
+# happens.
+dkms-check:
+	@command -v dkms >/dev/null || { apt-get update && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y dkms; }
+	@set -e; start=$$(date +%s); v="$(MPDT_VERSION)"; \
+	if [ -z "$$v" ] || [ "$$v" != "$(DKMS_VERSION)" ]; then \
+		echo "dkms-check: dkms.conf PACKAGE_VERSION '$(DKMS_VERSION)'" \
+			"is not main.c's MODULE_VERSION '$$v'"; exit 1; fi; \
+	t=$$(mktemp -d); \
+	dk() { dkms "$$@" --sourcetree "$$t/src" --dkmstree "$$t/dkms"; }; \
+	trap 'dk remove -m mpdt -v '"$$v"' --all >/dev/null 2>&1 || true; \
+		rm -rf "$$t"' EXIT; \
+	mkdir -p "$$t/src/mpdt-$$v" "$$t/dkms"; \
+	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
+		git ls-files -co --exclude-standard -z -- Kbuild dkms.conf \
+			$(CORE_DIR) $(UAPI); \
+	else find Kbuild dkms.conf $(CORE_DIR) $(UAPI) -type f -print0; fi | \
+		xargs -0 cp --parents -t "$$t/src/mpdt-$$v"; \
+	export mok_signing_key="$$t/mok.key" mok_certificate="$$t/mok.pub"; \
+	dk build -m mpdt -v "$$v" -k $(KVER) || { \
+		cat "$$t"/dkms/mpdt/"$$v"/build/make.log 2>/dev/null; exit 1; }; \
+	ko="$$t/dkms/mpdt/$$v/$(KVER)/$$(uname -m)/module/mpdt.ko"; \
+	test -f "$$ko" || { echo "dkms-check: no $$ko"; exit 1; }; \
+	echo "dkms-check: built $$ko"; \
+	modinfo -F version "$$ko" | sed 's/^/  version /'; \
+	modinfo -F vermagic "$$ko" | sed 's/^/  vermagic /'; \
+	modinfo -F signer "$$ko" | sed 's/^/  signer /'; \
+	echo "dkms-check: passed in $$(($$(date +%s) - start)) s"
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || true

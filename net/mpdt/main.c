@@ -349,6 +349,7 @@ module_init(mpdt_init);
 module_exit(mpdt_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("MPDT: reliable multipath datagram transport");
+MODULE_VERSION("0.5.0");
 /* SOCK_DGRAM is an enum, which the alias cannot stringify: spell it 2. */
 MODULE_ALIAS_NET_PF_PROTO_TYPE(PF_INET, IPPROTO_MPDT, 2);
 MODULE_ALIAS_NET_PF_PROTO_TYPE(PF_INET6, IPPROTO_MPDT, 2);

@@ -3,9 +3,10 @@
 #
 # check.sh - run MPDT's tests and print one verdict line.
 #
-#   tools/testing/check.sh              unit tests, fuzz targets, then all
-#                                       kselftests in one VM
+#   tools/testing/check.sh              unit tests, host checks, fuzz
+#                                       targets, then all kselftests in one VM
 #   tools/testing/check.sh --unit-only  only the unit test binaries in build/unit/
+#   tools/testing/check.sh --host-only  only the host checks (HOST_CHECKS)
 #   tools/testing/check.sh --fuzz-only  only the fuzz targets in build/fuzz/
 #   tools/testing/check.sh --vm-only    only the kselftests (one VM)
 #   tools/testing/check.sh --test NAME  only kselftest NAME (one VM)
@@ -14,8 +15,9 @@
 # fuzz targets).
 #
 # The last line of output is always "N passed, N failed, N skipped", summed
-# over unit tests, fuzz targets and kselftests. A fuzz target is one test:
-# passed if it ran MPDT_FUZZ_SECONDS with no crash. Exit status: 0 if
+# over unit tests, host checks, fuzz targets and kselftests. A host check
+# or a fuzz target is one test: passed if it exits 0, or for a fuzz target,
+# if it ran MPDT_FUZZ_SECONDS with no crash. Exit status: 0 if
 # nothing failed and at least one test ran, 1 otherwise, 2 on a usage error.
 #
 # Environment:
@@ -58,6 +60,12 @@ FUZZ_SECONDS=${MPDT_FUZZ_SECONDS:-60}
 TESTS_FILE=${MPDT_TESTS_FILE:-selftests/net/TESTS}
 VM_TIMEOUT=${MPDT_VM_TIMEOUT:-2100}
 read -r -a VM_OPTS <<<"${MPDT_VM_OPTS:-}"
+
+# Host checks: whole-tree checks that need no VM, "NAME:COMMAND", one test
+# each.
+HOST_CHECKS=(
+	"install-check:make -s --no-print-directory install-check"
+)
 
 declare -i passed=0 failed=0 skipped=0 ksft_seen=0
 ksft_unfinished=
@@ -125,6 +133,21 @@ run_unit_tests() {
 		n=$((n + 1))
 	done
 	[[ $n -gt 0 ]] || say "no executables in $UNIT_DIR/: 0 unit test binaries"
+}
+
+run_host_checks() {
+	local check name rc
+	for check in "${HOST_CHECKS[@]}"; do
+		name=${check%%:*}
+		echo "## host: $name"
+		rc=0
+		bash -c "${check#*:}" </dev/null 2>&1 || rc=$?
+		if [[ $rc == 0 ]]; then
+			passed+=1
+		else
+			fail_one "host: $name (exit $rc)"
+		fi
+	done
 }
 
 # run_fuzz BIN: one libFuzzer target for FUZZ_SECONDS, one test. Corpus in
@@ -259,6 +282,7 @@ main() {
 		case $1 in
 		--unit-only) mode=unit ;;
 		--fuzz-only) mode=fuzz ;;
+		--host-only) mode=host ;;
 		--vm-only) mode=vm ;;
 		--test)
 			[[ $# -ge 2 ]] || usage
@@ -271,6 +295,7 @@ main() {
 	done
 
 	[[ $mode != all && $mode != unit ]] || run_unit_tests
+	[[ $mode != all && $mode != host ]] || run_host_checks
 	[[ $mode != all && $mode != fuzz ]] || run_fuzz_targets
 	[[ $mode != all && $mode != vm ]] || run_kselftests "$only"
 
