@@ -22,6 +22,7 @@
  *   7. lb->choose_ev for each packet the window then lets out.
  */
 #include "engine.h"
+#include "trace.h"
 
 /* Partial messages outlive a silent peer this long at least. */
 #define MPDT_REASSEMBLY_MIN_NS	(10ULL * 1000 * 1000 * 1000)
@@ -104,6 +105,7 @@ static void release_tx(struct mpdt_eng *e)
 static void fail(struct mpdt_eng *e)
 {
 	e->state = MPDT_ENG_FAILED;
+	trace_mpdt_failed(e);
 	release_tx(e);
 	count(e, MPDT_STAT_CONN_FAILED);
 	e->ops->failed(e);
@@ -127,6 +129,7 @@ static void on_lost(void *ctx, u32 psn, const struct mpdt_sb_pkt *pkt,
 	bool evidence;
 
 	count(e, retx_stat[cause]);
+	trace_mpdt_loss(e, psn, pkt->ev, cause);
 	if (!e->lb.ops->on_loss)
 		return;
 	switch (cause) {
@@ -395,11 +398,19 @@ static void complete_msgs(struct mpdt_eng *e, struct sack_walk *walk,
 		e->msgs_acked++;
 		e->msgs_inflight--;
 		count(e, MPDT_STAT_MSG_ACKED);
+		trace_mpdt_msg_acked(e, m, now - m->first_tx_ns);
 		if (e->cc.ops->on_message_done)
 			e->cc.ops->on_message_done(&e->cc, m->len,
 						   now - m->first_tx_ns, now);
 		e->ops->tx_release(e, m);
 	}
+}
+
+/* The window moved, on a SACK, a NACK (their types) or a timeout (0). */
+static void trace_cwnd(const struct mpdt_eng *e, u32 old, u8 on)
+{
+	if (e->cc.cwnd != old)
+		trace_mpdt_cwnd(e, old, on);
 }
 
 static bool tx_incarnation_ok(struct mpdt_eng *e, u32 nonce)
@@ -417,8 +428,8 @@ static void on_sack(struct mpdt_eng *e, const struct mpdt_pkt *pkt, u64 now)
 	struct mpdt_cc_ack sig = { .now = now, .ce_count = s->ce_count,
 				   .ce = ce };
 	struct sack_walk walk = {};
+	u32 cwnd_pkts, old_cwnd = e->cc.cwnd;
 	struct mpdt_sb_ack ack;
-	u32 cwnd_pkts;
 
 	if (!tx_incarnation_ok(e, pkt->hdr.nonce))
 		return;
@@ -470,12 +481,15 @@ static void on_sack(struct mpdt_eng *e, const struct mpdt_pkt *pkt, u64 now)
 		complete_msgs(e, &walk, now);
 		e->ops->tx_room(e);
 	}
+	trace_mpdt_sack(e, s->epsn, ack.acked_pkts, ack.lost, sig.rtt_ns);
+	trace_cwnd(e, old_cwnd, MPDT_T_SACK);
 	push(e, now);
 }
 
 static void on_nack(struct mpdt_eng *e, const struct mpdt_pkt *pkt, u64 now)
 {
 	const struct mpdt_nack *n = &pkt->nack;
+	u32 old_cwnd = e->cc.cwnd;
 
 	if (!tx_incarnation_ok(e, pkt->hdr.nonce))
 		return;
@@ -498,6 +512,7 @@ static void on_nack(struct mpdt_eng *e, const struct mpdt_pkt *pkt, u64 now)
 		e->lb.ops->on_nack(&e->lb, pkt->hdr.ev, n->code, now);
 	if (e->cc.ops->on_nack)
 		e->cc.ops->on_nack(&e->cc, n->code, now);
+	trace_cwnd(e, old_cwnd, MPDT_T_NACK);
 	push(e, now);
 }
 
@@ -512,10 +527,12 @@ static void on_rto(struct mpdt_eng *e, u64 now)
 	 * hears of the timeout once, against its path.
 	 */
 	u16 ev = mpdt_sb_at(&e->sb, e->sb.una)->ev;
+	u32 old_cwnd = e->cc.cwnd;
 
 	mpdt_sb_on_rto(&e->sb, now);
 	e->rtos++;
 	count(e, MPDT_STAT_RTO);
+	trace_mpdt_rto(e);
 	if (e->sb.stalled_rtos > e->params->max_retries) {
 		fail(e);
 		return;
@@ -524,6 +541,7 @@ static void on_rto(struct mpdt_eng *e, u64 now)
 		e->lb.ops->on_loss(&e->lb, ev, true, now);
 	if (e->cc.ops->on_timeout)
 		e->cc.ops->on_timeout(&e->cc, now);
+	trace_cwnd(e, old_cwnd, 0);
 }
 
 static void send_probe(struct mpdt_eng *e, u64 now)
@@ -535,6 +553,7 @@ static void send_probe(struct mpdt_eng *e, u64 now)
 
 	mpdt_sb_on_probe_sent(&e->sb, now);
 	e->probes++;
+	trace_mpdt_probe(e);
 	fill_header(e, &h, MPDT_T_PROBE, 0, e->nonce,
 		    choose_ev(e, now, e->sb.una, true, &ctx));
 	e->ops->xmit(e, &h, NULL);
@@ -708,6 +727,7 @@ static void rx_deliver(struct mpdt_eng *e, struct mpdt_reasm *ra)
 	e->rx_partial--;
 	e->msgs_rcvd++;
 	count(e, MPDT_STAT_MSG_RX);
+	trace_mpdt_msg_rcvd(e, ra);
 	e->ops->rx_deliver(e, ra);
 }
 

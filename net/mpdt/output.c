@@ -14,6 +14,7 @@
 #include <net/udp_tunnel.h>
 
 #include "protocol.h"
+#include "trace.h"
 
 #define MPDT_SKB_HEADROOM \
 	ALIGN(MAX_HEADER + sizeof(struct ipv6hdr) + sizeof(struct udphdr), 16)
@@ -136,6 +137,21 @@ static const enum mpdt_stat tx_stat[] = {
 /* The engine's transmit action: the packet it built, from our port to
  * the peer's, with @m's bytes for DATA.
  */
+/* The PSN a packet names, for its tracepoint. */
+static u32 named_psn(const struct mpdt_pkt *pkt)
+{
+	switch (pkt->hdr.type) {
+	case MPDT_T_DATA:
+		return pkt->data.psn;
+	case MPDT_T_SACK:
+		return pkt->sack.epsn;
+	case MPDT_T_NACK:
+		return pkt->nack.psn;
+	default:
+		return pkt->probe.sack_base;
+	}
+}
+
 void mpdt_xmit(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
 	       const struct mpdt_eng_txmsg *m)
 {
@@ -153,5 +169,6 @@ void mpdt_xmit(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
 		skb_put_data(skb, tm->data + pkt->data.offset, payload);
 	}
 	mpdt_stat_inc(c->msk->mn, tx_stat[pkt->hdr.type]);
+	trace_mpdt_xmit(&h, named_psn(&h), payload);
 	xmit(c, skb, pkt->hdr.ev);
 }

@@ -1,0 +1,123 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tracepoints.sh: the tracepoints of net/mpdt/trace.h fire, as perf and
+# bpftrace see them (through tracefs), and agree with the counters:
+#   lossy    a smartt transfer over 10% netem loss: one mpdt_msg_acked
+#            and one mpdt_msg_rcvd per message, one mpdt_xmit per packet
+#            sent (DATA and SACK events equal tx_data and tx_sack), one
+#            mpdt_loss per loss counted (retx_*), mpdt_sack (at most one
+#            per SACK received) and mpdt_cwnd seen
+#   silent   messages to an MPDT port nobody bound: mpdt_probe, one
+#            mpdt_rto per RTO counted and one mpdt_failed
+#
+# Module parameters: rto_min_us=5000 rto_max_us=50000 max_retries=3, so
+# the silent peer fails within a fraction of a second.
+
+source "$(dirname "$0")/lib.sh"
+
+TRACEFS=/sys/kernel/tracing
+
+require_root
+require_cmd tc
+mpdt_load rto_min_us=5000 rto_max_us=50000 max_retries=3
+if [[ ! -d $TRACEFS/events ]]; then
+	mount -t tracefs nodev "$TRACEFS" 2>/dev/null || skip "no tracefs"
+fi
+[[ -d $TRACEFS/events/mpdt ]] || fail "no mpdt events in $TRACEFS/events"
+EVENTS=$(ls "$TRACEFS/events/mpdt" | grep '^mpdt_' | sort | paste -sd' ')
+log "events: $EVENTS"
+assert_eq "the events of trace.h" \
+	"mpdt_cwnd mpdt_failed mpdt_loss mpdt_msg_acked mpdt_msg_rcvd mpdt_probe mpdt_rto mpdt_sack mpdt_xmit" \
+	"$EVENTS"
+setup_pair
+MPDT_CLI=$(mpdt_cli_bin)
+
+trace_off() {
+	echo 0 >"$TRACEFS/events/mpdt/enable" 2>/dev/null || true
+}
+on_cleanup trace_off
+
+# trace_start: an empty, large enough buffer, every mpdt event on.
+trace_start() {
+	echo 8192 >"$TRACEFS/buffer_size_kb"
+	: >"$TRACEFS/trace"
+	echo 1 >"$TRACEFS/events/mpdt/enable"
+}
+
+# trace_stop FILE: events off, the buffer into FILE; fails on lost events.
+trace_stop() {
+	trace_off
+	cat "$TRACEFS/trace" >"$1"
+	if grep -q 'LOST [0-9]* EVENTS' "$1"; then
+		fail "the trace buffer overflowed"
+	fi
+}
+
+# events FILE NAME [FIELD=VALUE]: how many NAME events FILE holds.
+events() {
+	if [[ -n ${3:-} ]]; then
+		grep -c " $2: .*\\b$3\\b" "$1" || true
+	else
+		grep -c " $2: " "$1" || true
+	fi
+}
+
+# ---- lossy ---------------------------------------------------------------
+ip netns exec "$NS_A" "$MPDT_CLI" param set cc smartt ||
+	fail "mpdt param set cc smartt"
+netem_set "$NS_A" "$VETH_A" loss 10%
+snap "$NS_A" A0
+snap "$NS_B" B0
+trace_start
+run_transfer lossy 20 20000 100000 120
+trace_stop "$WORKDIR/lossy.trace"
+netem_clear "$NS_A" "$VETH_A"
+snap "$NS_A" A1
+snap "$NS_B" B1
+T=$WORKDIR/lossy.trace
+log "lossy: $(wc -l <"$T") trace lines"
+assert_eq "mpdt_msg_acked: one per message" 20 "$(events "$T" mpdt_msg_acked)"
+assert_eq "mpdt_msg_rcvd: one per message" 20 "$(events "$T" mpdt_msg_rcvd)"
+assert_eq "mpdt_xmit DATA events == tx_data" \
+	"$(($(delta A1 A0 tx_data) + $(delta B1 B0 tx_data)))" \
+	"$(events "$T" mpdt_xmit type=1)"
+assert_eq "mpdt_xmit SACK events == tx_sack" \
+	"$(($(delta A1 A0 tx_sack) + $(delta B1 B0 tx_sack)))" \
+	"$(events "$T" mpdt_xmit type=2)"
+LOSSES=0
+for c in retx_ooo retx_probe retx_rto retx_nack; do
+	LOSSES=$((LOSSES + $(delta A1 A0 "$c")))
+done
+assert_gt "losses declared under 10% loss" 0 "$LOSSES"
+assert_eq "mpdt_loss events == retx_* counted" "$LOSSES" \
+	"$(events "$T" mpdt_loss)"
+# Every SACK of the incarnation is processed; a stale one would be
+# counted in rx_sack and not traced.
+assert_gt "mpdt_sack events" 0 "$(events "$T" mpdt_sack)"
+assert_le "mpdt_sack events <= rx_sack" "$(delta A1 A0 rx_sack)" \
+	"$(events "$T" mpdt_sack)"
+assert_gt "mpdt_cwnd events (smartt moves its window)" 0 \
+	"$(events "$T" mpdt_cwnd)"
+log "sample: $(grep -m1 ' mpdt_sack: ' "$T" | sed 's/^ *//')"
+log "sample: $(grep -m1 ' mpdt_loss: ' "$T" | sed 's/^ *//')"
+
+# ---- silent --------------------------------------------------------------
+snap "$NS_A" A0
+trace_start
+ip netns exec "$NS_A" "$(mpdt_msg_bin)" send -a "$ADDR_B" -p 7999 -n 1 \
+	-m 5000 -M 5000 -s "$MPDT_SEED" -t 30 >"$WORKDIR/silent.out" 2>&1 || true
+trace_stop "$WORKDIR/silent.trace"
+snap "$NS_A" A1
+T=$WORKDIR/silent.trace
+log "silent: sender said $(tail -n1 "$WORKDIR/silent.out")"
+assert_eq "conn_failed" 1 "$(delta A1 A0 conn_failed)"
+assert_eq "mpdt_failed events" 1 "$(events "$T" mpdt_failed)"
+assert_eq "mpdt_rto events == rto counted" "$(delta A1 A0 rto)" \
+	"$(events "$T" mpdt_rto)"
+assert_eq "RTOs before failing: max_retries + 1" 4 "$(events "$T" mpdt_rto)"
+assert_eq "mpdt_probe events == tx_probe" "$(delta A1 A0 tx_probe)" \
+	"$(events "$T" mpdt_probe)"
+assert_gt "probes to a silent peer" 0 "$(events "$T" mpdt_probe)"
+
+pass "every tracepoint fired, in step with the counters"
