@@ -47,11 +47,11 @@ DEPS_PKGS  := linux-image-amd64 linux-headers-amd64 linux-source-6.1 \
 		qemu-system-x86 busybox-static iproute2 ethtool iperf3 \
 		libmnl-dev sparse socat python3 python3-yaml kmod cpio gcc \
 		make bc libc6-dev mptcpize xz-utils clang libclang-rt-14-dev \
-		dkms
+		dkms tcpdump tshark
 
 .PHONY: all module tools unit check run demo perf deps vm-shell checkpatch \
-	sparse install uninstall install-check dkms-check clean ksrc fuzz \
-	fuzz-build fuzz-check
+	sparse install uninstall install-check dkms-check wireshark-check \
+	clean ksrc fuzz fuzz-build fuzz-check
 
 all: module tools
 
@@ -271,6 +271,12 @@ install-check:
 	echo "install-check: $$([ $$fail = 0 ] && echo passed || echo FAILED)" \
 		"in $$(($$(date +%s) - start)) s"; \
 	exit $$fail
+
+# The Wireshark dissector (tools/wireshark/mpdt.lua) against packets built
+# from wire-format.rst, with tshark (~5 s, no VM); CAPTURE=file.pcap checks
+# a real capture instead (selftests/net/dissector.sh does, in the VM).
+wireshark-check:
+	python3 tools/wireshark/test_dissector.py $(CAPTURE)
 
 # A DKMS build (Debian's dkms, installed if missing) of the module's
 # files (git's tracked and new ones, in a checkout), for $(KVER), in a
