@@ -33,7 +33,7 @@ kill -INT "$DUMP_PID"
 wait "$DUMP_PID" 2>/dev/null || true
 log "tcpdump: $(tr '\n' ' ' <"$WORKDIR/tcpdump.err")"
 
-python3 tools/wireshark/test_dissector.py "$PCAP" >"$WORKDIR/decoded" 2>&1 ||
+python3 "$REPO_ROOT/tools/wireshark/test_dissector.py" "$PCAP" >"$WORKDIR/decoded" 2>&1 ||
 	fail "the dissector: $(cat "$WORKDIR/decoded")"
 log "$(cat "$WORKDIR/decoded")"
 count() {

@@ -105,7 +105,7 @@ log "sample: $(grep -m1 ' mpdt_loss: ' "$T" | sed 's/^ *//')"
 # ---- silent --------------------------------------------------------------
 snap "$NS_A" A0
 trace_start
-ip netns exec "$NS_A" "$(mpdt_msg_bin)" send -a "$ADDR_B" -p 7999 -n 1 \
+ip netns exec "$NS_A" "$(mpdt_msg_bin)" send -a "$ADDR_B" -p 7999 -n 2 \
 	-m 5000 -M 5000 -s "$MPDT_SEED" -t 30 >"$WORKDIR/silent.out" 2>&1 || true
 trace_stop "$WORKDIR/silent.trace"
 snap "$NS_A" A1
