@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Generic netlink family "mpdt" (Documentation/netlink/specs/mpdt.yaml):
- * parameters, counters, connections and algorithms of the caller's network
- * namespace, and connection events on the "events" multicast group.
+ * parameters, counters, sockets, connections and algorithms of the
+ * caller's network namespace, and connection events on the "events"
+ * multicast group.
  * Strict validation everywhere; writes need CAP_NET_ADMIN over the netns.
  */
+#include <linux/cgroup.h>
 #include <net/genetlink.h>
+#include <net/ipv6.h>
 #include <net/netlink.h>
 
 #include "protocol.h"
@@ -224,10 +227,21 @@ static int put_peer(struct sk_buff *skb, const struct mpdt_addr *a)
 	return nla_put_in_addr(skb, MPDT_CONN_A_PEER_V4, a->v4);
 }
 
-/* Under msk->lock. */
-static int fill_conn(struct sk_buff *skb, void *arg)
+/* The owner as ss shows it, in the user namespace of whoever asks. */
+static int put_owner(struct sk_buff *skb, struct sock *sk,
+		     struct user_namespace *ns, u16 inode_attr, u16 uid_attr,
+		     u16 pad)
 {
-	struct mpdt_conn *c = arg;
+	if (nla_put_u64_64bit(skb, inode_attr, sock_i_ino(sk), pad) ||
+	    nla_put_u32(skb, uid_attr, from_kuid_munged(ns, sk->sk_uid)))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* Under msk->lock. */
+static int fill_conn(struct sk_buff *skb, struct mpdt_conn *c,
+		     struct user_namespace *ns)
+{
 	struct mpdt_info info = {};
 	const u8 *base = (const u8 *)&info;
 	int i;
@@ -236,7 +250,9 @@ static int fill_conn(struct sk_buff *skb, void *arg)
 	if (put_peer(skb, &c->peer) ||
 	    nla_put_u16(skb, MPDT_CONN_A_LOCAL_PORT, c->msk->port) ||
 	    nla_put_string(skb, MPDT_CONN_A_LB, info.mi_lb) ||
-	    nla_put_string(skb, MPDT_CONN_A_CC, info.mi_cc))
+	    nla_put_string(skb, MPDT_CONN_A_CC, info.mi_cc) ||
+	    put_owner(skb, &c->msk->inet.sk, ns, MPDT_CONN_A_SOCK_INODE,
+		      MPDT_CONN_A_UID, MPDT_CONN_A_PAD))
 		return -EMSGSIZE;
 	for (i = 0; i < ARRAY_SIZE(conn_u32); i++)
 		if (nla_put_u32(skb, conn_u32[i].attr,
@@ -251,7 +267,7 @@ static int fill_conn(struct sk_buff *skb, void *arg)
 }
 
 static int conn_msg(struct sk_buff *skb, u32 portid, u32 seq, int flags,
-		    u8 cmd, struct mpdt_conn *c)
+		    u8 cmd, struct mpdt_conn *c, struct user_namespace *ns)
 {
 	void *hdr = genlmsg_put(skb, portid, seq, &mpdt_genl_family, flags,
 				cmd);
@@ -260,7 +276,7 @@ static int conn_msg(struct sk_buff *skb, u32 portid, u32 seq, int flags,
 	if (!hdr)
 		return -EMSGSIZE;
 	n = nla_nest_start(skb, MPDT_A_CONN);
-	if (!n || fill_conn(skb, c)) {
+	if (!n || fill_conn(skb, c, ns)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -293,7 +309,8 @@ static int peer_from_attrs(struct nlattr **tb, struct mpdt_addr *peer,
  * connection to @peer, filled into @skb.
  */
 static int find_conn(struct mpdt_net *mn, const struct mpdt_addr *peer,
-		     u16 lport, struct sk_buff *skb, struct genl_info *info)
+		     u16 lport, struct sk_buff *skb, struct genl_info *info,
+		     struct user_namespace *ns)
 {
 	struct mpdt_sock *msk;
 	int b, err = -ENOENT;
@@ -310,7 +327,7 @@ static int find_conn(struct mpdt_net *mn, const struct mpdt_addr *peer,
 			if (c)
 				err = conn_msg(skb, info->snd_portid,
 					       info->snd_seq, 0,
-					       MPDT_CMD_CONN_GET, c);
+					       MPDT_CMD_CONN_GET, c, ns);
 			spin_unlock_bh(&msk->lock);
 			if (c)
 				break;
@@ -341,7 +358,8 @@ static int mpdt_nl_conn_get(struct sk_buff *skb, struct genl_info *info)
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
-	err = find_conn(info_mn(info), &peer, lport, msg, info);
+	err = find_conn(info_mn(info), &peer, lport, msg, info,
+			sk_user_ns(NETLINK_CB(skb).sk));
 	if (err) {
 		nlmsg_free(msg);
 		if (err == -ENOENT)
@@ -371,7 +389,8 @@ static int dump_sock_conns(struct sk_buff *skb, struct netlink_callback *cb,
 				continue;
 			err = conn_msg(skb, NETLINK_CB(cb->skb).portid,
 				       cb->nlh->nlmsg_seq, NLM_F_MULTI,
-				       MPDT_CMD_CONN_GET, c);
+				       MPDT_CMD_CONN_GET, c,
+				       sk_user_ns(NETLINK_CB(cb->skb).sk));
 			if (err)
 				break;
 			pos->conn++;
@@ -402,6 +421,109 @@ static int mpdt_nl_conn_dump(struct sk_buff *skb, struct netlink_callback *cb)
 			pos->conn = 0;
 		}
 		pos->sock = 0;
+	}
+out:
+	rcu_read_unlock();
+	return skb->len;
+}
+
+static u32 sock_state(const struct mpdt_sock *msk)
+{
+	if (msk->time_wait)
+		return MPDT_SOCK_TIME_WAIT;
+	return msk->draining ? MPDT_SOCK_DRAINING : MPDT_SOCK_OPEN;
+}
+
+static u64 sock_cgroup(struct sock *sk)
+{
+#ifdef CONFIG_SOCK_CGROUP_DATA
+	return cgroup_id(sock_cgroup_ptr(&sk->sk_cgrp_data));
+#else
+	return 0;
+#endif
+}
+
+static int put_bound(struct sk_buff *skb, const struct mpdt_addr *a)
+{
+	if (a->family == AF_INET6 && !ipv6_addr_any(&a->v6))
+		return nla_put_in6_addr(skb, MPDT_SOCK_A_ADDR_V6, &a->v6);
+	if (a->family == AF_INET && a->v4)
+		return nla_put_in_addr(skb, MPDT_SOCK_A_ADDR_V4, a->v4);
+	return 0;
+}
+
+/* Under msk->lock. */
+static int fill_sock(struct sk_buff *skb, struct mpdt_sock *msk,
+		     struct user_namespace *ns)
+{
+	struct sock *sk = &msk->inet.sk;
+
+	if (nla_put_u16(skb, MPDT_SOCK_A_FAMILY, sk->sk_family) ||
+	    nla_put_u16(skb, MPDT_SOCK_A_LOCAL_PORT, msk->port) ||
+	    put_bound(skb, &msk->bound) ||
+	    nla_put_u32(skb, MPDT_SOCK_A_STATE, sock_state(msk)) ||
+	    put_owner(skb, sk, ns, MPDT_SOCK_A_INODE, MPDT_SOCK_A_UID,
+		      MPDT_SOCK_A_PAD) ||
+	    nla_put_u64_64bit(skb, MPDT_SOCK_A_CGROUP, sock_cgroup(sk),
+			      MPDT_SOCK_A_PAD) ||
+	    nla_put_u32(skb, MPDT_SOCK_A_CONNS, msk->nconns) ||
+	    nla_put_u32(skb, MPDT_SOCK_A_RMEM, atomic_read(&sk->sk_rmem_alloc)) ||
+	    nla_put_u32(skb, MPDT_SOCK_A_RCVBUF, READ_ONCE(sk->sk_rcvbuf)) ||
+	    nla_put_u32(skb, MPDT_SOCK_A_WMEM, READ_ONCE(sk->sk_wmem_queued)) ||
+	    nla_put_u32(skb, MPDT_SOCK_A_SNDBUF, READ_ONCE(sk->sk_sndbuf)))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int sock_msg(struct sk_buff *skb, struct netlink_callback *cb,
+		    struct mpdt_sock *msk)
+{
+	struct user_namespace *ns = sk_user_ns(NETLINK_CB(cb->skb).sk);
+	struct nlattr *n;
+	int err = 0;
+	void *hdr;
+
+	spin_lock_bh(&msk->lock);
+	/* One being released holds nothing worth listing. */
+	if (msk->closing)
+		goto out;
+	err = -EMSGSIZE;
+	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			  &mpdt_genl_family, NLM_F_MULTI, MPDT_CMD_SOCK_GET);
+	if (!hdr)
+		goto out;
+	n = nla_nest_start(skb, MPDT_A_SOCK);
+	if (!n || fill_sock(skb, msk, ns)) {
+		genlmsg_cancel(skb, hdr);
+		goto out;
+	}
+	nla_nest_end(skb, n);
+	genlmsg_end(skb, hdr);
+	err = 0;
+out:
+	spin_unlock_bh(&msk->lock);
+	return err;
+}
+
+/* cb->args[0]: port bucket; cb->args[1]: sockets of it already dumped. */
+static int mpdt_nl_sock_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct mpdt_net *mn = mpdt_net(sock_net(skb->sk));
+	struct mpdt_sock *msk;
+
+	rcu_read_lock();
+	for (; cb->args[0] < ARRAY_SIZE(mn->ports); cb->args[0]++) {
+		long i = 0;
+
+		hlist_for_each_entry_rcu(msk, &mn->ports[cb->args[0]],
+					 port_node) {
+			if (i++ < cb->args[1])
+				continue;
+			if (sock_msg(skb, cb, msk))
+				goto out;
+			cb->args[1]++;
+		}
+		cb->args[1] = 0;
 	}
 out:
 	rcu_read_unlock();
@@ -463,7 +585,7 @@ void mpdt_netlink_conn_event(struct mpdt_conn *c, u8 cmd)
 	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_ATOMIC);
 	if (!skb)
 		return;
-	if (conn_msg(skb, 0, 0, 0, cmd, c)) {
+	if (conn_msg(skb, 0, 0, 0, cmd, c, net->user_ns)) {
 		nlmsg_free(skb);
 		return;
 	}
@@ -497,6 +619,10 @@ static const struct genl_ops mpdt_genl_ops[] = {
 	{
 		.cmd	= MPDT_CMD_ALGO_GET,
 		.dumpit	= mpdt_nl_algo_dump,
+	},
+	{
+		.cmd	= MPDT_CMD_SOCK_GET,
+		.dumpit	= mpdt_nl_sock_dump,
 	},
 };
 

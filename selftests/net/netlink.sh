@@ -22,6 +22,9 @@
 #   perm      an unprivileged user reads everything and cannot set
 #   conn      conn show over IPv4 and IPv6: dump, address filter, one peer;
 #             a dump of 300 connections
+#   sock      sock show lists the sockets of a user's transfer with that
+#             uid, their inodes (as /proc/PID/fd), state and cgroup; conn
+#             show names the same owner
 #   monitor   created/closed events of a transfer in both netns, a failed
 #             event for a peer that never answers (timers set with the
 #             CLI), nothing from the other netns, each with its -t
@@ -497,6 +500,56 @@ case_perm() {
 	jchecks
 }
 
+# The sockets of a holder run as uid 65534 (its connected pair on ports
+# 9700 and 9701): sock show says who owns them, as ss would.
+case_sock() {
+	local dir=$WORKDIR/nobody pid inodes cg path i s=$WORKDIR/sock.json
+	mkdir -p "$dir"
+	chmod 0777 "$dir"
+	bg ip netns exec "$NS_A" setpriv --reuid=65534 --regid=65534 \
+		--clear-groups python3 "$HELPER" hold --port 9700 --family 4 \
+		--peers 1 --ready "$dir/ready" --release "$dir/release"
+	pid=$BG_PID
+	wait_file "$dir/ready" 30 "$pid" "holder of port 9700 (uid 65534)"
+	# ip netns exec and setpriv exec: $pid is the holder's.
+	inodes=$(find "/proc/$pid/fd" -type l -printf '%l\n' |
+		sed -n 's/^socket:\[\([0-9]*\)\]$/\1/p' | paste -sd,)
+	log "the holder's socket inodes: $inodes"
+	keep sock.txt -n "$NS_A" sock show
+	keep sock.json -n "$NS_A" -j sock show
+	keep conn.json -n "$NS_A" -j conn show peer 127.0.0.1:9701
+	jcheck "$s" "sorted((c['family'], c['addr'], c['local_port'], c['state'], c['uid'], c['conns']) for c in d if c['local_port'] in (9700, 9701)) == [('inet', '*', 9700, 'open', 65534, 1), ('inet', '*', 9701, 'open', 65534, 1)]" \
+		"sock show -j: the holder's two sockets, open, owned by uid 65534"
+	jcheck "$s" "len({c['inode'] for c in d if c['local_port'] in (9700, 9701)} & {$inodes}) == 2" \
+		"sock show -j: their inodes are the holder's (/proc/PID/fd)"
+	jcheck "$s" "all(c['rcvbuf'] > 0 and c['sndbuf'] > 0 and c['rmem'] <= c['rcvbuf'] for c in d)" \
+		"sock show -j: buffers"
+	jcheck "$s" "all(('inet local *:%d state open inode %d uid %d cgroup %d conns %d rmem %d rcvbuf %d wmem %d sndbuf %d' % tuple(c[k] for k in ('local_port', 'inode', 'uid', 'cgroup', 'conns', 'rmem', 'rcvbuf', 'wmem', 'sndbuf'))) in open('$WORKDIR/sock.txt').read().splitlines() for c in d if c['local_port'] in (9700, 9701))" \
+		"sock show: the text says what the JSON says"
+	jcheck "$WORKDIR/conn.json" "[(c['local_port'], c['uid'], c['inode'] in {$inodes}) for c in d] == [(9700, 65534, True)]" \
+		"conn show: the connection's owner, uid and socket inode"
+	path=$(sed -n 's/^0:://p' "/proc/$pid/cgroup")
+	if [[ -f /sys/fs/cgroup/cgroup.controllers && -d /sys/fs/cgroup$path ]]; then
+		cg=$(stat -c %i "/sys/fs/cgroup$path")
+		jcheck "$s" "{c['cgroup'] for c in d if c['local_port'] in (9700, 9701)} == {$cg}" \
+			"sock show -j: cgroup, the holder's ($path)"
+	else
+		log "no cgroup v2 hierarchy at /sys/fs/cgroup: cgroup ids not compared"
+	fi
+	touch "$dir/release"
+	wait_for_pid "$pid" 30 || fail "holder of port 9700 does not exit"
+	# Time-wait ends within the quiet time: no event of these sockets may
+	# reach the monitor case.
+	for ((i = 0; i < 200; i++)); do
+		ok -n "$NS_A" sock
+		[[ -s $WORKDIR/out ]] || break
+		sleep 0.1
+	done
+	assert_eq "sock show once the holder's sockets are gone" "" \
+		"$(cat "$WORKDIR/out")"
+	jchecks
+}
+
 case_conn() {
 	local pid4 pid6 c=$WORKDIR/conn.json
 	hold "$NS_A" 9300 4
@@ -706,6 +759,7 @@ sub udp-port case_udp_port
 sub netns case_netns
 sub perm case_perm
 sub conn case_conn
+sub sock case_sock
 sub monitor case_monitor
 sub counters case_counters
 sub unloaded case_unloaded

@@ -98,6 +98,7 @@ void conn_print(const struct nlattr **tb, bool detail)
 	out_nl();
 	if (!detail)
 		return;
+	print_nums(tb, conn_owner_attrs, conn_owner_attr_count);
 	print_nums(tb, conn_state_attrs, conn_state_attr_count);
 	print_nums(tb, conn_counter_attrs, conn_counter_attr_count);
 }

@@ -8,7 +8,7 @@
 # Words may be abbreviated as the CLI allows: "mpdt p s ack-b<TAB>".
 # tools/mpdt/spec_check.py checks the lists below against the code.
 
-_mpdt_objects=(param stats conn algo monitor help)
+_mpdt_objects=(param stats conn sock algo monitor help)
 _mpdt_options=(-n --netns -j --json -p --pretty -s --stats -t --timestamp
 	-V --version -h --help)
 # When the module is not loaded: the registry of net/mpdt/algo.c.

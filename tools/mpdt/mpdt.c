@@ -60,6 +60,12 @@ static const struct object objects[] = {
 	  "Show the connections of the network namespace: all of them, those to the\n"
 	  "address ADDR, or the one to ADDR:PORT (IPv6: [ADDR]:PORT).\n",
 	  NULL },
+	{ "sock", do_sock,
+	  "sock [show]\n",
+	  "Show the bound MPDT sockets of the network namespace: family, local\n"
+	  "address and port, state (open, draining, time-wait), owner (inode,\n"
+	  "uid, cgroup id), connections, and memory (rmem/rcvbuf, wmem/sndbuf).\n",
+	  NULL },
 	{ "algo", do_algo,
 	  "algo [show]\n",
 	  "Show the load balancing (lb) and congestion control (cc) algorithms of\n"

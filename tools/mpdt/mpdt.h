@@ -39,6 +39,7 @@ bool match_show(const char *object, int *argc, char ***argv, int *status);
 int do_param(struct ctx *ctx, int argc, char **argv);
 int do_stats(struct ctx *ctx, int argc, char **argv);
 int do_conn(struct ctx *ctx, int argc, char **argv);
+int do_sock(struct ctx *ctx, int argc, char **argv);
 int do_algo(struct ctx *ctx, int argc, char **argv);
 int do_monitor(struct ctx *ctx, int argc, char **argv);
 

@@ -148,6 +148,31 @@ static const char *const conn_attr_names[MPDT_CONN_A_MAX + 1] = {
 	[MPDT_CONN_A_MSGS_RCVD]		= "msgs_rcvd",
 	[MPDT_CONN_A_BYTES_SENT]	= "bytes_sent",
 	[MPDT_CONN_A_BYTES_ACKED]	= "bytes_acked",
+	[MPDT_CONN_A_SOCK_INODE]	= "inode",
+	[MPDT_CONN_A_UID]		= "uid",
+};
+
+/* Both bound address attributes are shown as "addr". */
+static const char *const sock_attr_names[MPDT_SOCK_A_MAX + 1] = {
+	[MPDT_SOCK_A_FAMILY]		= "family",
+	[MPDT_SOCK_A_LOCAL_PORT]	= "local_port",
+	[MPDT_SOCK_A_ADDR_V4]		= "addr",
+	[MPDT_SOCK_A_ADDR_V6]		= "addr",
+	[MPDT_SOCK_A_STATE]		= "state",
+	[MPDT_SOCK_A_INODE]		= "inode",
+	[MPDT_SOCK_A_UID]		= "uid",
+	[MPDT_SOCK_A_CGROUP]		= "cgroup",
+	[MPDT_SOCK_A_CONNS]		= "conns",
+	[MPDT_SOCK_A_RMEM]		= "rmem",
+	[MPDT_SOCK_A_RCVBUF]		= "rcvbuf",
+	[MPDT_SOCK_A_WMEM]		= "wmem",
+	[MPDT_SOCK_A_SNDBUF]		= "sndbuf",
+};
+
+static const char *const sock_state_names[MPDT_SOCK_TIME_WAIT + 1] = {
+	[MPDT_SOCK_OPEN]	= "open",
+	[MPDT_SOCK_DRAINING]	= "draining",
+	[MPDT_SOCK_TIME_WAIT]	= "time-wait",
 };
 
 static const char *const conn_state_names[MPDT_CONN_FAILED + 1] = {
@@ -165,6 +190,20 @@ static const char *const event_names[MPDT_CMD_MAX + 1] = {
 	[MPDT_CMD_CONN_CLOSED]	= "closed",
 	[MPDT_CMD_CONN_FAILED]	= "failed",
 };
+
+const uint16_t sock_num_attrs[] = {
+	MPDT_SOCK_A_INODE, MPDT_SOCK_A_UID, MPDT_SOCK_A_CGROUP,
+	MPDT_SOCK_A_CONNS, MPDT_SOCK_A_RMEM, MPDT_SOCK_A_RCVBUF,
+	MPDT_SOCK_A_WMEM, MPDT_SOCK_A_SNDBUF,
+};
+
+const size_t sock_num_attr_count = ARRAY_SIZE(sock_num_attrs);
+
+const uint16_t conn_owner_attrs[] = {
+	MPDT_CONN_A_SOCK_INODE, MPDT_CONN_A_UID,
+};
+
+const size_t conn_owner_attr_count = ARRAY_SIZE(conn_owner_attrs);
 
 const uint16_t conn_state_attrs[] = {
 	MPDT_CONN_A_CWND, MPDT_CONN_A_SRTT_US, MPDT_CONN_A_MIN_RTT_US,
@@ -201,6 +240,16 @@ const char *conn_attr_name(uint16_t attr)
 const char *conn_state_name(unsigned long long state)
 {
 	return name_of(conn_state_names, ARRAY_SIZE(conn_state_names), state);
+}
+
+const char *sock_attr_name(uint16_t attr)
+{
+	return name_of(sock_attr_names, ARRAY_SIZE(sock_attr_names), attr);
+}
+
+const char *sock_state_name(unsigned long long state)
+{
+	return name_of(sock_state_names, ARRAY_SIZE(sock_state_names), state);
 }
 
 const char *algo_kind_name(unsigned long long kind)

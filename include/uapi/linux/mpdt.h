@@ -35,6 +35,13 @@ enum mpdt_conn_state {
 	MPDT_CONN_FAILED,	/* peer stopped answering */
 };
 
+/* What MPDT_CMD_SOCK_GET reports of a bound socket. */
+enum mpdt_sock_state {
+	MPDT_SOCK_OPEN = 1,	/* an application holds it */
+	MPDT_SOCK_DRAINING,	/* closed, delivering what it had accepted */
+	MPDT_SOCK_TIME_WAIT,	/* closed, answering duplicates */
+};
+
 /* Why a packet was retransmitted (STrack §3.3.2 detection mechanisms). */
 enum mpdt_retx_cause {
 	MPDT_RETX_OOO,		/* out-of-order count over threshold */
@@ -102,6 +109,7 @@ enum mpdt_cmd {
 	MPDT_CMD_CONN_CREATED,	/* notification, "events" group */
 	MPDT_CMD_CONN_CLOSED,	/* notification */
 	MPDT_CMD_CONN_FAILED,	/* notification: peer stopped answering */
+	MPDT_CMD_SOCK_GET,	/* dump: MPDT_A_SOCK per bound socket */
 	__MPDT_CMD_MAX
 };
 
@@ -113,6 +121,7 @@ enum mpdt_attr {
 	MPDT_A_STATS,		/* nest: enum mpdt_stat */
 	MPDT_A_CONN,		/* nest: enum mpdt_conn_attr */
 	MPDT_A_ALGO,		/* nest: enum mpdt_algo_attr */
+	MPDT_A_SOCK,		/* nest: enum mpdt_sock_attr */
 	__MPDT_A_MAX
 };
 
@@ -273,6 +282,8 @@ enum mpdt_conn_attr {
 	MPDT_CONN_A_MSGS_RCVD,		/* u64 */
 	MPDT_CONN_A_BYTES_SENT,		/* u64 */
 	MPDT_CONN_A_BYTES_ACKED,	/* u64 */
+	MPDT_CONN_A_SOCK_INODE,		/* u64: the socket's inode, 0 once closed */
+	MPDT_CONN_A_UID,		/* u32: the socket's owner */
 	__MPDT_CONN_A_MAX
 };
 
@@ -292,5 +303,26 @@ enum mpdt_algo_attr {
 };
 
 #define MPDT_ALGO_A_MAX (__MPDT_ALGO_A_MAX - 1)
+
+enum mpdt_sock_attr {
+	MPDT_SOCK_A_UNSPEC,
+	MPDT_SOCK_A_PAD,
+	MPDT_SOCK_A_FAMILY,	/* u16: AF_INET, AF_INET6 (the socket's) */
+	MPDT_SOCK_A_LOCAL_PORT,	/* u16: bound MPDT port */
+	MPDT_SOCK_A_ADDR_V4,	/* u32, network byte order: bound address */
+	MPDT_SOCK_A_ADDR_V6,	/* binary, 16 bytes: bound address */
+	MPDT_SOCK_A_STATE,	/* u32: enum mpdt_sock_state */
+	MPDT_SOCK_A_INODE,	/* u64: 0 once closed */
+	MPDT_SOCK_A_UID,	/* u32: owner, in the requester's user ns */
+	MPDT_SOCK_A_CGROUP,	/* u64: cgroup v2 id of the creator */
+	MPDT_SOCK_A_CONNS,	/* u32: connections */
+	MPDT_SOCK_A_RMEM,	/* u32: receive memory in use, bytes */
+	MPDT_SOCK_A_RCVBUF,	/* u32: SO_RCVBUF */
+	MPDT_SOCK_A_WMEM,	/* u32: send memory in use, bytes */
+	MPDT_SOCK_A_SNDBUF,	/* u32: SO_SNDBUF */
+	__MPDT_SOCK_A_MAX
+};
+
+#define MPDT_SOCK_A_MAX (__MPDT_SOCK_A_MAX - 1)
 
 #endif /* _UAPI_LINUX_MPDT_H */
