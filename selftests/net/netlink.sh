@@ -505,6 +505,8 @@ case_perm() {
 case_sock() {
 	local dir=$WORKDIR/nobody pid inodes cg path i s=$WORKDIR/sock.json
 	mkdir -p "$dir"
+	# The holder, uid 65534, writes there: $WORKDIR is mktemp's 0700.
+	chmod 0711 "$WORKDIR"
 	chmod 0777 "$dir"
 	bg ip netns exec "$NS_A" setpriv --reuid=65534 --regid=65534 \
 		--clear-groups python3 "$HELPER" hold --port 9700 --family 4 \
@@ -518,13 +520,13 @@ case_sock() {
 	keep sock.txt -n "$NS_A" sock show
 	keep sock.json -n "$NS_A" -j sock show
 	keep conn.json -n "$NS_A" -j conn show peer 127.0.0.1:9701
-	jcheck "$s" "sorted((c['family'], c['addr'], c['local_port'], c['state'], c['uid'], c['conns']) for c in d if c['local_port'] in (9700, 9701)) == [('inet', '*', 9700, 'open', 65534, 1), ('inet', '*', 9701, 'open', 65534, 1)]" \
+	jcheck "$s" "sorted((c['family'], c['addr'], c['local_port'], c['state'], c['uid'], c['conns']) for c in d if c['local_port'] in (9700, 9701)) == [('inet', '127.0.0.1', 9700, 'open', 65534, 1), ('inet', '127.0.0.1', 9701, 'open', 65534, 1)]" \
 		"sock show -j: the holder's two sockets, open, owned by uid 65534"
 	jcheck "$s" "len({c['inode'] for c in d if c['local_port'] in (9700, 9701)} & {$inodes}) == 2" \
 		"sock show -j: their inodes are the holder's (/proc/PID/fd)"
 	jcheck "$s" "all(c['rcvbuf'] > 0 and c['sndbuf'] > 0 and c['rmem'] <= c['rcvbuf'] for c in d)" \
 		"sock show -j: buffers"
-	jcheck "$s" "all(('inet local *:%d state open inode %d uid %d cgroup %d conns %d rmem %d rcvbuf %d wmem %d sndbuf %d' % tuple(c[k] for k in ('local_port', 'inode', 'uid', 'cgroup', 'conns', 'rmem', 'rcvbuf', 'wmem', 'sndbuf'))) in open('$WORKDIR/sock.txt').read().splitlines() for c in d if c['local_port'] in (9700, 9701))" \
+	jcheck "$s" "all(('inet local %s:%d state open inode %d uid %d cgroup %d conns %d rmem %d rcvbuf %d wmem %d sndbuf %d' % tuple(c[k] for k in ('addr', 'local_port', 'inode', 'uid', 'cgroup', 'conns', 'rmem', 'rcvbuf', 'wmem', 'sndbuf'))) in open('$WORKDIR/sock.txt').read().splitlines() for c in d if c['local_port'] in (9700, 9701))" \
 		"sock show: the text says what the JSON says"
 	jcheck "$WORKDIR/conn.json" "[(c['local_port'], c['uid'], c['inode'] in {$inodes}) for c in d] == [(9700, 65534, True)]" \
 		"conn show: the connection's owner, uid and socket inode"
