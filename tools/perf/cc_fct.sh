@@ -18,7 +18,13 @@
 #   loss      the permutation on a lossless fabric and on one with 1%
 #             random loss on every link and direction (FABRIC_LOSS_PCT):
 #             goodput with loss / goodput without.
-# Prints one table per experiment; the JSON stays in $OUT.
+# Prints one table per experiment; the JSON stays in $OUT (report-KIND.json:
+# every run of one table, the incast's queue samples included).  While each
+# MPDT run goes, the mpdt:mpdt_cwnd tracepoint is captured into
+# NAME.cwnd.trace when tracefs has the module's events.  Figures
+# (tools/perf/figures.py; skipped with a warning without matplotlib):
+# queue-incast.png, the bottleneck's backlog over time, and cwnd-NAME.png,
+# every connection's window over time.
 #
 #   make module tools && tools/testing/vm/run.sh -t 2400 -- tools/perf/cc_fct.sh
 #
@@ -66,24 +72,61 @@ sample_queue() {
 	done
 }
 
+# The windows over time: mpdt:mpdt_cwnd (net/mpdt/trace.h) captured during
+# each MPDT run into NAME.cwnd.trace (tracefs' trace format), if tracefs
+# has the module's events; REPORTS and CWND_TRACES: what figures.py plots.
+TRACEFS=/sys/kernel/tracing
+CWND_TRACE=''
+CWND_TRACES=()
+REPORTS=()
+
+# cwnd_trace_start: the trace buffer emptied, mpdt_cwnd enabled; false, and
+# said once, if tracefs or the event is missing.
+cwnd_trace_start() {
+	if [[ -z $CWND_TRACE ]]; then
+		CWND_TRACE=0
+		[[ -d $TRACEFS/events ]] ||
+			mount -t tracefs nodev "$TRACEFS" 2>/dev/null
+		if [[ -w $TRACEFS/events/mpdt/mpdt_cwnd/enable ]]; then
+			CWND_TRACE=1
+		else
+			log "no $TRACEFS/events/mpdt/mpdt_cwnd: no cwnd traces or figures"
+		fi
+	fi
+	[[ $CWND_TRACE == 1 ]] || return 1
+	: 2>/dev/null >"$TRACEFS/trace"
+	echo 1 2>/dev/null >"$TRACEFS/events/mpdt/mpdt_cwnd/enable"
+}
+
+# cwnd_trace_stop FILE: mpdt_cwnd disabled, the buffer saved into FILE.
+cwnd_trace_stop() {
+	echo 0 2>/dev/null >"$TRACEFS/events/mpdt/mpdt_cwnd/enable"
+	cat "$TRACEFS/trace" >"$1" 2>/dev/null && CWND_TRACES+=("$1")
+}
+
 # ce_marks: CE marks the hosts of leaf 2 have received so far.
 ce_marks() {
 	wl_mpdt_counter rx_ce "$(fabric_host 2 1)" "$(fabric_host 2 2)" \
 		"$(fabric_host 2 3)" "$(fabric_host 2 4)"
 }
 
-# ccrun NAME ARGS...: run() with the CE marks counted (NAME.ce) and, if
-# SAMPLE_QUEUE=1, the queue in front of host 2-1 sampled (NAME.queue):
-# only for the incast, as sampling costs the guest CPU time.
+# ccrun NAME ARGS...: run() with the CE marks counted (NAME.ce), an MPDT
+# run's window changes traced (NAME.cwnd.trace) and, if SAMPLE_QUEUE=1, the
+# queue in front of host 2-1 sampled (NAME.queue): only for the incast, as
+# sampling costs the guest CPU time.
 ccrun() {
-	local name=$1 spid='' ce0
+	local name=$1 spid='' ce0 trace=''
 	shift
 	ce0=$(ce_marks)
 	if [[ ${SAMPLE_QUEUE:-0} == 1 ]]; then
 		sample_queue "$(fabric_leaf 2)" h1 "$OUT/$name.queue" &
 		spid=$!
 	fi
+	if [[ " $* " == *" -P mpdt "* ]] && cwnd_trace_start; then
+		trace=$OUT/$name.cwnd.trace
+	fi
 	run "$name" -m "$MSG" "$@"
+	[[ -z $trace ]] || cwnd_trace_stop "$trace"
 	if [[ -n $spid ]]; then
 		kill "$spid" 2>/dev/null
 		wait "$spid" 2>/dev/null
@@ -98,8 +141,9 @@ report() {
 	for row in "${ROWS[@]}"; do
 		[[ $row == "$prefix"-* ]] && names+=("${row%% *}")
 	done
+	REPORTS+=("$OUT/report-$kind.json")
 	python3 "$PERF_DIR/cc_report.py" --out "$OUT" --rate "$RATE" \
-		--size "$SIZE" "$kind" "${names[@]}"
+		--size "$SIZE" --json "$OUT/report-$kind.json" "$kind" "${names[@]}"
 }
 
 # ccs EXP LB WORKLOAD...: the workload over MPDT with each CC and LB.
@@ -180,13 +224,19 @@ exp_loss() {
 }
 
 main() {
-	local e
+	local e rc=0
 	exp_setup "$MPDT_PARAMS" || exit 1
 	exp_fabric || exit 1
 	log "results in $OUT; 2x4x4 fabric, $RATE Mbit/s; mpdt: $MPDT_PARAMS"
 	for e in $EXPERIMENTS; do
 		"exp_$e"
+		rc=$?
 	done
+	if ((${#REPORTS[@]} + ${#CWND_TRACES[@]})); then
+		exp_figures auto --prefix "cc_fct.sh (2x4x4 fabric, $RATE Mbit/s)" \
+			"${REPORTS[@]}" "${CWND_TRACES[@]}"
+	fi
+	return "$rc"
 }
 
 main "$@"

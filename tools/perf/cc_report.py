@@ -2,18 +2,26 @@
 # SPDX-License-Identifier: GPL-2.0
 """cc_report.py - the tables of tools/perf/cc_fct.sh.
 
-    cc_report.py --out DIR --rate MBIT --size SIZE KIND NAME...
+    cc_report.py --out DIR --rate MBIT --size SIZE [--json FILE] KIND NAME...
 
 KIND is incast, oversub, partial or loss; each NAME is a workload whose
 results cc_fct.sh left in DIR: NAME.json (fct.py's summary), NAME/ (every
 process's JSON), NAME.queue ("seconds backlog_bytes drops" samples of the
 bottleneck port) and NAME.ce (CE marks the receivers counted).
+
+--json FILE also writes every run as JSON (after the table, which it does
+not change): {"kind": "cc_fct", "experiment": KIND, "rate_mbit", "size",
+"queue_fields": ["t_s", "backlog_bytes", "drops"], "runs": [{"name",
+"fct" (fct.py's summary), "steady" (steady.py's), "ce", "cwnd_mean",
+"queue": [[t_s, backlog_bytes, drops], ...]}]}, the queue samples from the
+first byte handed to a socket on (t_s 0); tools/perf/figures.py plots them.
 """
 import argparse
 import glob
 import json
 import os
 import subprocess
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -164,17 +172,36 @@ def loss(rows, a):
             status(lossy) if lossy.get("name") else "no result"))
 
 
+def write_json(path, rows, a):
+    doc = {"kind": "cc_fct", "experiment": a.kind, "rate_mbit": a.rate,
+           "size": a.size, "queue_fields": ["t_s", "backlog_bytes", "drops"],
+           "runs": [{"name": r["name"], "fct": r["fct"], "steady": r["steady"],
+                     "ce": r["ce"], "cwnd_mean": r["cwnd_mean"],
+                     "queue": [[round(t, 3), b, d] for t, b, d in r["queue"]]}
+                    for r in rows]}
+    try:
+        with open(path, "w") as f:
+            json.dump(doc, f, sort_keys=True)
+            f.write("\n")
+    except OSError as e:
+        print("cc_report.py: %s: %s" % (path, e), file=sys.stderr)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
     ap.add_argument("--rate", type=float, required=True)
     ap.add_argument("--size", required=True)
+    ap.add_argument("--json", metavar="FILE",
+                    help="also write the runs, queue samples included, here")
     ap.add_argument("kind", choices=["incast", "oversub", "partial", "loss"])
     ap.add_argument("names", nargs="+")
     a = ap.parse_args()
     rows = [load(a.out, n) for n in a.names]
     {"incast": incast, "oversub": oversub, "partial": partial,
      "loss": loss}[a.kind](rows, a)
+    if a.json:
+        write_json(a.json, rows, a)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@
 # sourced, after REPO, PERF_DIR, RATE, SIZE and OUT are set.  Runs as root
 # in the test VM.  Defines: log, exp_setup MODPARAMS, cpu_ticks, run NAME
 # ARGS... (one workload.sh workload; ROWS gets "NAME RC CPU%"),
-# exp_fabric, mptcp_endpoints.
+# exp_fabric, mptcp_endpoints, exp_figures ARGS....
 
 ROWS=()
 
@@ -88,4 +88,13 @@ mptcp_endpoints() {
 			done
 		done
 	done
+}
+
+# exp_figures ARGS...: tools/perf/figures.py ARGS, the PNGs beside the
+# tables (it prints their paths); a failure (no python3-matplotlib) is
+# only a warning, the experiment's exit status stays its own.
+exp_figures() {
+	python3 "$PERF_DIR/figures.py" "$@" ||
+		log "warning: tools/perf/figures.py failed (exit $?): figures missing (python3-matplotlib installed?)"
+	return 0
 }

@@ -7,6 +7,9 @@
 # the values, their run-to-run spread, the margin of what a test asserts
 # (Documentation/testing.rst, "Determinism": at least twice the spread),
 # and the papers' targets the tests no longer assert (met in k of n runs).
+# spread.py also writes DIR/spread.json, and tools/perf/figures.py the
+# packets per spine the tests log as DIR/spines-TEST.png (skipped with a
+# warning without matplotlib).
 #
 #   make all && tools/testing/vm/run.sh -t 7200 -- tools/perf/fabric_spread.sh -n 3
 #
@@ -49,8 +52,13 @@ for ((r = 1; r <= RUNS; r++)); do
 		fi
 	done
 done
-python3 "$PERF_DIR/spread.py" "$OUT"/*.log
+rm -f "$OUT/spread.json"
+python3 "$PERF_DIR/spread.py" --json "$OUT/spread.json" "$OUT"/*.log
 rc=$?
+if [[ -s $OUT/spread.json ]]; then
+	python3 "$PERF_DIR/figures.py" auto "$OUT/spread.json" ||
+		echo "warning: tools/perf/figures.py failed (exit $?): figures missing (python3-matplotlib installed?)" >&2
+fi
 if ((${#failed[@]})); then
 	echo "failed runs: ${failed[*]}"
 	rc=1

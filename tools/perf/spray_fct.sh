@@ -8,7 +8,9 @@
 # with each load-balancing policy, all in one VM run, plus one MPDT flow
 # alone on the idle fabric.  Prints a table of max FCT / ideal (FCT from
 # the first byte handed to the socket to the last byte received, inside
-# mpdt-perf; ideal = 4 MiB / 10 Mbit/s) and leaves the JSON in $OUT.
+# mpdt-perf; ideal = 4 MiB / 10 Mbit/s) and leaves the JSON in $OUT, with
+# fct_cdf.png, the CDF of the flows' FCT / ideal per workload
+# (tools/perf/figures.py; skipped with a warning without matplotlib).
 #
 #   make module tools && tools/testing/vm/run.sh -t 1800 -- tools/perf/spray_fct.sh
 #
@@ -61,7 +63,7 @@ PY
 }
 
 main() {
-	local lb
+	local lb rc
 	exp_setup "$MPDT_PARAMS" || exit 1
 	exp_fabric || exit 1
 	log "results in $OUT; 2x4x4 fabric, $RATE Mbit/s, flows of $SIZE; mpdt: $MPDT_PARAMS, cc $CC"
@@ -74,6 +76,11 @@ main() {
 	mptcp_endpoints
 	run mptcp -P mptcp fabric-permutation
 	table
+	rc=$?
+	exp_figures fct -o "$OUT/fct_cdf.png" \
+		--title "spray_fct.sh: FCT CDF, permutation on the 2x4x4 fabric, $RATE Mbit/s links, $SIZE per flow, MPDT cc $CC" \
+		"$OUT" "${ROWS[@]%% *}"
+	return "$rc"
 }
 
 main "$@"

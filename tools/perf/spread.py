@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """spread.py - run-to-run spread of the kselftests' measurements.
 
-    spread.py [--markdown] LOG...
+    spread.py [--markdown] [--json FILE] LOG...
 
 Reads the "measure: TEST QUANTITY VALUE [(asserted OP THRESHOLD[, OP
 THRESHOLD])]" lines
@@ -22,9 +22,16 @@ the values, their spread (max - min), and
              judged here: in how many runs it was met.  A benchmark
              verdict, never a failure.
 
+--json FILE also writes the values and verdicts as JSON, with the packets
+per spine the logs show (fabric_spray's "LB: uplink shares (%): ...",
+fabric_adapt's "LB: uplinks N...; slow link share", fabric_selftest's
+"IPv4, ...: leaf 1 -> spines: N..."): tools/perf/figures.py plots them.
+
 Exit status 1 if an asserted threshold was missed in some run or has a
 margin below twice the spread, else 0.
 """
+import json
+import os
 import re
 import sys
 
@@ -58,6 +65,17 @@ TARGETS = {
 
 LINE = re.compile(r"measure: (\S+) (\S+) (-?[0-9.]+)(?: \(asserted ([^)]*)\))?")
 COND = re.compile(r"(>=|>|<=|<) (-?[0-9.]+)")
+# Packets per spine (leaf 1's uplinks) that a test logs: (test, regex with
+# the case and the numbers, unit of the numbers, case label format).
+SPINES = [
+    ("fabric_spray", re.compile(r"(\S+): uplink shares \(%\): ([0-9. ]+)"),
+     "percent", "%s"),
+    ("fabric_adapt", re.compile(r"(\S+): uplinks ([0-9 ]+); slow link share"),
+     "packets", "%s"),
+    ("fabric_selftest", re.compile(
+        r"IPv([46]), \d+ source ports .*: leaf 1 -> spines: ([0-9 ]+)"),
+     "packets", "ecmp IPv%s"),
+]
 OPS = {
     ">=": lambda a, b: a >= b, ">": lambda a, b: a > b,
     "<=": lambda a, b: a <= b, "<": lambda a, b: a < b,
@@ -68,16 +86,59 @@ def fmt(x):
     return ("%.3f" % x).rstrip("0").rstrip(".")
 
 
+def spine_line(line, seen, spines):
+    """A per-spine line of one log: its values into spines[(test, case)],
+    a case seen again in the same log (fabric_spray's second oblivious
+    transfer, on paths of unequal length) as "CASE #2"."""
+    for test, rx, unit, label in SPINES:
+        m = rx.search(line)
+        if not m:
+            continue
+        case = label % m.group(1)
+        seen[(test, case)] = seen.get((test, case), 0) + 1
+        if seen[(test, case)] > 1:
+            case += " #%d" % seen[(test, case)]
+        rec = spines.setdefault((test, case), {
+            "test": test, "case": case, "unit": unit, "runs": []})
+        rec["runs"].append([float(x) for x in m.group(2).split()])
+        return
+
+
+def write_json(path, files, rows, vals, spines):
+    doc = {"kind": "spread", "logs": [os.path.basename(f) for f in files],
+           "measures": [{"test": r[0], "quantity": r[1], "runs": r[2],
+                         "values": vals[(r[0], r[1])],
+                         "spread": float(r[4]), "verdict": r[5]}
+                        for r in rows],
+           "spines": list(spines.values())}
+    try:
+        with open(path, "w") as f:
+            json.dump(doc, f, indent=1)
+            f.write("\n")
+    except OSError as e:
+        print("spread.py: %s: %s" % (path, e), file=sys.stderr)
+
+
 def main():
     args = sys.argv[1:]
     md = "--markdown" in args
+    json_out = None
+    if "--json" in args:
+        i = args.index("--json")
+        if i + 1 >= len(args):
+            sys.exit(__doc__)
+        json_out = args[i + 1]
+        del args[i:i + 2]
     files = [a for a in args if a != "--markdown"]
     if not files:
         sys.exit(__doc__)
-    vals, asserted = {}, {}
+    vals, asserted, spines = {}, {}, {}
     for name in files:
+        seen = {}
         with open(name, errors="replace") as f:
             for line in f:
+                if json_out:
+                    spine_line(line, seen, spines)
                 m = LINE.search(line)
                 if not m:
                     continue
@@ -128,6 +189,8 @@ def main():
     else:
         for r in rows:
             print("%-16s %-36s %2d  %-40s spread %-8s %s" % r)
+    if json_out:
+        write_json(json_out, files, rows, vals, spines)
     sys.exit(1 if bad else 0)
 
 

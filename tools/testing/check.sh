@@ -66,6 +66,7 @@ read -r -a VM_OPTS <<<"${MPDT_VM_OPTS:-}"
 HOST_CHECKS=(
 	"install-check:make -s --no-print-directory install-check"
 	"wireshark-check:make -s --no-print-directory wireshark-check"
+	"figures-check:make -s --no-print-directory figures-check"
 )
 
 declare -i passed=0 failed=0 skipped=0 ksft_seen=0
