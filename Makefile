@@ -47,11 +47,11 @@ DEPS_PKGS  := linux-image-amd64 linux-headers-amd64 linux-source-6.1 \
 		qemu-system-x86 busybox-static iproute2 ethtool iperf3 \
 		libmnl-dev sparse socat python3 python3-yaml kmod cpio gcc \
 		make bc libc6-dev mptcpize xz-utils clang libclang-rt-14-dev \
-		dkms tcpdump tshark python3-matplotlib
+		dkms tcpdump tshark python3-matplotlib python3-jsonschema
 
 .PHONY: all module tools unit check run demo perf deps vm-shell checkpatch \
 	sparse install uninstall install-check dkms-check wireshark-check \
-	figures-check clean ksrc fuzz fuzz-build fuzz-check
+	figures-check spec-check clean ksrc fuzz fuzz-build fuzz-check
 
 all: module tools
 
@@ -277,6 +277,13 @@ install-check:
 # a real capture instead (selftests/net/dissector.sh does, in the VM).
 wireshark-check:
 	python3 tools/wireshark/test_dissector.py $(CAPTURE)
+
+# The netlink spec against the YNL schema the project keeps
+# (Documentation/netlink/genetlink-legacy.yaml), and the schema against
+# broken copies of the spec (under a second, no VM).
+spec-check:
+	python3 tools/mpdt/spec_schema_check.py
+	python3 tools/mpdt/spec_schema_check.py --self-test
 
 # The figures of tools/perf (figures.py, matplotlib) on the fixtures in
 # tools/perf/testdata, and the JSON spread.py and cc_report.py write

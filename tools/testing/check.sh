@@ -67,6 +67,7 @@ HOST_CHECKS=(
 	"install-check:make -s --no-print-directory install-check"
 	"wireshark-check:make -s --no-print-directory wireshark-check"
 	"figures-check:make -s --no-print-directory figures-check"
+	"spec-check:make -s --no-print-directory spec-check"
 )
 
 declare -i passed=0 failed=0 skipped=0 ksft_seen=0
