@@ -99,7 +99,8 @@ $(BUILD)/unit/%: selftests/unit/%.c $(CORE_SRCS) $(wildcard $(CORE_DIR)/*.h) \
 unit: $(UNIT_BINS)
 	tools/testing/check.sh --unit-only
 
-# The module's default parameters, for the unit tests and the fuzzers: the
+# The module's default parameters, for the unit tests and the fuzzers (the
+# def column of net/mpdt/params_table.h, as main.c expands it): the
 # initializer of mpdt_default_params in main.c, so they never drift apart.
 $(DEFAULTS_H): $(CORE_DIR)/main.c
 	@mkdir -p $(dir $@)
@@ -158,8 +159,16 @@ vm-shell: all
 # format strings.
 CHECKPATCH = $(KSRC)/scripts/checkpatch.pl --strict --no-tree --terse \
 		--ignore FILE_PATH_CHANGES
+# The expansions of net/mpdt/params_table.h make struct members and module
+# parameters, each ending in its semicolon and naming its field twice, as
+# KVM's kvm-x86-ops.h users do: checkpatch's two warnings about that are
+# off for those two files only.
+XMACRO_USERS := net/mpdt/params.h net/mpdt/main.c
 checkpatch: $(KSRC)/.stamp
-	$(CHECKPATCH) -f $$(git ls-files 'net/*.[ch]' 'include/*.h')
+	$(CHECKPATCH) -f $$(git ls-files 'net/*.[ch]' 'include/*.h' | \
+		grep -vxF $(addprefix -e ,$(XMACRO_USERS)))
+	$(CHECKPATCH) --ignore TRAILING_SEMICOLON,MACRO_ARG_REUSE \
+		-f $(XMACRO_USERS)
 	$(CHECKPATCH) --ignore PREFER_KERNEL_TYPES,SPLIT_STRING \
 		-f $$(git ls-files 'tools/*.[ch]' 'selftests/*.[ch]')
 

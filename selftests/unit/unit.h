@@ -30,8 +30,9 @@
 #include "params.h"
 #include "lb.h"
 #include "cc.h"
-/* Generated from net/mpdt/main.c by the Makefile: the module defaults as
- * "static const struct mpdt_params mpdt_module_defaults".
+/* The module defaults as "static const struct mpdt_params
+ * mpdt_module_defaults": main.c's initializer of mpdt_default_params, which
+ * expands the default column of params_table.h, copied by the Makefile.
  */
 #include "default_params.h"
 

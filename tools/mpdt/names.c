@@ -1,68 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The one place that names attributes and values of the "mpdt" family.
- * Parameter names are the kernel's (net/mpdt/params.c), counter names are
- * the kernel's (net/mpdt/stats.c, /proc/net/mpdt_stats); connection keys
- * follow the counters' style.
+ * Parameter names are the kernel's, from its table (net/mpdt/params_table.h,
+ * which needs nothing but <linux/mpdt.h>); counter names are the kernel's
+ * (net/mpdt/stats.c, /proc/net/mpdt_stats); connection keys follow the
+ * counters' style.
  */
 #include "names.h"
 
+/* lb and cc, then the u32 tunables of the kernel's table. */
 const char *const param_names[MPDT_PARAM_MAX + 1] = {
 	[MPDT_PARAM_LB]			= "lb",
 	[MPDT_PARAM_CC]			= "cc",
-	[MPDT_PARAM_UDP_PORT]		= "udp-port",
-	[MPDT_PARAM_PAYLOAD]		= "payload",
-	[MPDT_PARAM_LINK_MBPS]		= "link-mbps",
-	[MPDT_PARAM_BASE_RTT_US]	= "base-rtt-us",
-	[MPDT_PARAM_ACK_BYTES]		= "ack-bytes",
-	[MPDT_PARAM_ACK_ON_EPSN]	= "ack-on-epsn",
-	[MPDT_PARAM_ACK_ON_CE]		= "ack-on-ce",
-	[MPDT_PARAM_PROBE_MULT]		= "probe-mult",
-	[MPDT_PARAM_RTO_MIN_US]		= "rto-min-us",
-	[MPDT_PARAM_RTO_MAX_US]		= "rto-max-us",
-	[MPDT_PARAM_MAX_RETRIES]	= "max-retries",
-	[MPDT_PARAM_RX_WINDOW]		= "rx-window",
-	[MPDT_PARAM_ENTROPIES]		= "entropies",
-	[MPDT_PARAM_ENTROPY_BASE]	= "entropy-base",
-	[MPDT_PARAM_FIXED_CWND]		= "fixed-cwnd",
-	[MPDT_PARAM_BITMAP_RESET_RTTS]	= "bitmap-reset-rtts",
-	[MPDT_PARAM_REPS_BUFFER]	= "reps-buffer",
-	[MPDT_PARAM_REPS_FREEZE_US]	= "reps-freeze-us",
-	[MPDT_PARAM_PRIME_TIERS]	= "prime-tiers",
-	[MPDT_PARAM_PRIME_UPLINKS]	= "prime-uplinks",
-	[MPDT_PARAM_PRIME_ECN_PENALTY]	= "prime-ecn-penalty",
-	[MPDT_PARAM_PRIME_NACK_PENALTY]	= "prime-nack-penalty",
-	[MPDT_PARAM_PARALET_M]		= "paralet-m",
-	[MPDT_PARAM_PARALET_BDPS]	= "paralet-bdps",
-	[MPDT_PARAM_STRACK_TARGET_QDELAY_US]	= "strack-target-qdelay-us",
-	[MPDT_PARAM_STRACK_QHIGH_PCT]	= "strack-qhigh-pct",
-	[MPDT_PARAM_STRACK_EWMA_PM]	= "strack-ewma-pm",
-	[MPDT_PARAM_STRACK_ALPHA_PCT]	= "strack-alpha-pct",
-	[MPDT_PARAM_STRACK_BETA_PCT]	= "strack-beta-pct",
-	[MPDT_PARAM_STRACK_ETA_PCT]	= "strack-eta-pct",
-	[MPDT_PARAM_STRACK_GAMMA_PM]	= "strack-gamma-pm",
-	[MPDT_PARAM_STRACK_MD_FLOOR_PCT]	= "strack-md-floor-pct",
-	[MPDT_PARAM_STRACK_ACHIEVED_DIV]	= "strack-achieved-div",
-	[MPDT_PARAM_STRACK_MAX_CWND_PCT]	= "strack-max-cwnd-pct",
-	[MPDT_PARAM_SMARTT_TRTT_PCT]	= "smartt-trtt-pct",
-	[MPDT_PARAM_SMARTT_FD_PM]	= "smartt-fd-pm",
-	[MPDT_PARAM_SMARTT_MD_PCT]	= "smartt-md-pct",
-	[MPDT_PARAM_SMARTT_FI_PM]	= "smartt-fi-pm",
-	[MPDT_PARAM_SMARTT_QA_SCALING_PCT]	= "smartt-qa-scaling-pct",
-	[MPDT_PARAM_SMARTT_FAST_K]	= "smartt-fast-k",
-	[MPDT_PARAM_SMARTT_FAST_RTT_PCT]	= "smartt-fast-rtt-pct",
-	[MPDT_PARAM_SMARTT_WTD_ALPHA_PM]	= "smartt-wtd-alpha-pm",
-	[MPDT_PARAM_SMARTT_WTD_THRESH_PM]	= "smartt-wtd-thresh-pm",
-	[MPDT_PARAM_SMARTT_MAX_CWND_PCT]	= "smartt-max-cwnd-pct",
-	[MPDT_PARAM_MCC_TARGET_MSG_DELAY_US]	= "mcc-target-msg-delay-us",
-	[MPDT_PARAM_MCC_TARGET_MAX_DELAY_US]	= "mcc-target-max-delay-us",
-	[MPDT_PARAM_MCC_OVERSUB]	= "mcc-oversub",
-	[MPDT_PARAM_MCC_MD_FLOOR_PCT]	= "mcc-md-floor-pct",
-	[MPDT_PARAM_MCC_CHUNK_BYTES]	= "mcc-chunk-bytes",
-	[MPDT_PARAM_MCC_MAX_CWND_PCT]	= "mcc-max-cwnd-pct",
-	[MPDT_PARAM_PRIME_TIMEOUT_PENALTY] = "prime-timeout-penalty",
-	[MPDT_PARAM_SNDBUF]	= "sndbuf",
-	[MPDT_PARAM_RCVBUF]	= "rcvbuf",
+#define MPDT_PARAM(field, attr, name, def, min, max, desc)	\
+	[MPDT_PARAM_##attr]		= name,
+#include "../../net/mpdt/params_table.h"
+#undef MPDT_PARAM
 };
 
 const char *const stat_names[MPDT_STAT_MAX + 1] = {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Names of the "mpdt" generic netlink attributes and values, as the kernel
- * spells them: parameters as in net/mpdt/params.c, counters as in
+ * spells them: parameters from net/mpdt/params_table.h, counters as in
  * net/mpdt/stats.c.  tools/mpdt/spec_check.py keeps them in sync.
  */
 #ifndef _MPDT_NAMES_H

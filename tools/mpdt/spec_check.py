@@ -9,19 +9,27 @@ kernel's name tables and mpdt(8)'s name tables agree.
       be in the header with the same names in the same order with the same
       values, followed by its __*_MAX count and *_MAX define; so must the
       family name, version, multicast group and constants.
-  spec parameter checks  <->  net/mpdt/params.c
-      each u32 parameter's name (the CLI name) and min/max.
-  spec counter docs, tools/mpdt/names.c  <->  net/mpdt/stats.c, params.c
+  spec parameter checks  <->  net/mpdt/params_table.h
+      each u32 parameter's name (the CLI name) and min/max: the table of
+      MPDT_PARAM(field, ATTR, name, def, min, max, desc) entries, one per
+      u32 tunable, and the uapi enum entry MPDT_PARAM_<ATTR> it names.
+  net/mpdt/params.c, main.c, tools/mpdt/names.c  <->  params_table.h
+      each file that expands the table ('#define MPDT_PARAM(...)',
+      '#include "params_table.h"') is read expanded: params.c's descriptors
+      must be the table's (attribute, field, name, range), main.c's
+      mpdt_default_params its default column.
+  spec counter docs, tools/mpdt/names.c  <->  net/mpdt/stats.c, the table
       counter and parameter names.
-  Documentation/mpdt.8, mpdt.7  <->  params.c, main.c
-      mpdt(8) documents every parameter of the table (params.c's
-      descriptors, and lb and cc) and no other: an entry
-      '.BR name " (default)"' of the param section, whose default is the
-      one of main.c (mpdt_default_params, lb_name, cc_name) and whose text
-      gives the descriptor's range as "min\\-max", "min or max" or
-      "min (...) to max".  mpdt(7) documents every module parameter of
-      main.c (module_param_named, module_param_string) and no other, the
-      same way ('.IR name " (default)"' under MODULE PARAMETERS).
+  Documentation/mpdt.8, mpdt.7  <->  the table, main.c
+      mpdt(8) documents every parameter of the table, and lb and cc, and no
+      other: an entry '.BR name " (default)"' of the param section, whose
+      default is the one of main.c (mpdt_default_params, lb_name,
+      cc_name) and whose text gives the table's range as "min\\-max",
+      "min or max" or "min (...) to max".  mpdt(7) documents every module
+      parameter of main.c (module_param_named, module_param_string) and no
+      other, the same way ('.IR name " (default)"' under MODULE
+      PARAMETERS); the name of a u32 one is its field, the CLI name with
+      '_' for '-'.
   mpdt(7) NOTES, tools/mpdt/mpdt.bash  <->  net/mpdt/algo.c
       the load balancing and congestion control algorithms of the
       registry: each one a ".B name" entry of NOTES; the completion's
@@ -44,6 +52,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 SPEC = "Documentation/netlink/specs/mpdt.yaml"
 UAPI = "include/uapi/linux/mpdt.h"
+PARAMS_TABLE = "net/mpdt/params_table.h"
 PARAMS_C = "net/mpdt/params.c"
 STATS_C = "net/mpdt/stats.c"
 NAMES_C = "tools/mpdt/names.c"
@@ -189,21 +198,82 @@ def attr_set(spec, name):
     raise SystemExit("spec has no attribute-set %s" % name)
 
 
-def kernel_params(text):
-    """{MPDT_PARAM_X: (cli name, min, max)} from the table in params.c."""
+# The columns of a table entry, MPDT_PARAM(field, ATTR, name, def, min, max,
+# desc), as the comment of params_table.h names them.
+TABLE_COLUMNS = ("field", "attr", "name", "def", "min", "max", "desc")
+TABLE_ENTRY = re.compile(
+    r'^MPDT_PARAM\(\s*(\w+)\s*,\s*(\w+)\s*,\s*("[^"\n]*")\s*,'
+    r'\s*([^,]+?)\s*,\s*([^,]+?)\s*,\s*([^,]+?)\s*,'
+    r'\s*("(?:[^"\\\n]|\\.)*")\s*\)', re.M)
+
+
+def param_table(text):
+    """[{column: text as written}] of the entries of params_table.h, in
+    its order; strings keep their quotes."""
+    text = strip_comments(text)
+    rows = [dict(zip(TABLE_COLUMNS, m.groups()))
+            for m in TABLE_ENTRY.finditer(text)]
+    written = len(re.findall(r"^MPDT_PARAM\(", text, re.M))
+    if written != len(rows):
+        problem("%s: %d of its %d MPDT_PARAM() entries are not "
+                "MPDT_PARAM(field, ATTR, \"name\", def, min, max, \"desc\")"
+                % (PARAMS_TABLE, written - len(rows), written))
+    for col in ("field", "attr", "name"):
+        seen = set()
+        for row in rows:
+            if row[col] in seen:
+                problem("%s: %s %s twice" % (PARAMS_TABLE, col, row[col]))
+            seen.add(row[col])
+    return rows
+
+
+def expand_table(text, rows, path):
+    """@text (comments stripped) with every expansion of the table,
+    '#define MPDT_PARAM(args) body', '#include "...params_table.h"',
+    '#undef MPDT_PARAM', replaced by the body for each entry, as the
+    preprocessor would: arguments substituted, '##' pasted."""
+    block = re.compile(
+        r'^[ \t]*#[ \t]*define[ \t]+MPDT_PARAM\(([^)]*)\)'
+        r'((?:[^\n]*\\\n)*[^\n]*)\n\s*'
+        r'#[ \t]*include[ \t]+"[^"]*params_table\.h"[^\n]*\n\s*'
+        r'#[ \t]*undef[ \t]+MPDT_PARAM\b[^\n]*\n', re.M)
+
+    def expand(m):
+        args = [a.strip() for a in m.group(1).split(",")]
+        if len(args) != len(TABLE_COLUMNS):
+            problem("%s: MPDT_PARAM() takes %d arguments, the table has "
+                    "%d columns" % (path, len(args), len(TABLE_COLUMNS)))
+            return ""
+        body = m.group(2).replace("\\\n", " ")
+        out = []
+        for row in rows:
+            values = dict(zip(args, (row[c] for c in TABLE_COLUMNS)))
+            e = re.sub(r"\b\w+\b", lambda t: values.get(t.group(0),
+                                                        t.group(0)), body)
+            out.append(re.sub(r"\s*##\s*", "", e))
+        return "\n".join(out) + "\n"
+
+    expanded, n = block.subn(expand, strip_comments(text))
+    return expanded, n
+
+
+def kernel_params(rows):
+    """{MPDT_PARAM_X: (cli name, min, max)} of the table."""
     out = {}
-    for m in re.finditer(r"{\s*(MPDT_PARAM_\w+)\s*,\s*FIELD\(\w+\)\s*,\s*"
-                         r"\"([^\"]+)\"\s*,\s*([^,}]+),\s*([^,}]+?)\s*}",
-                         strip_comments(text)):
-        out[m.group(1)] = (m.group(2), c_int(m.group(3)), c_int(m.group(4)))
+    for row in rows:
+        try:
+            out["MPDT_PARAM_" + row["attr"]] = (
+                row["name"].strip('"'), c_int(row["min"]), c_int(row["max"]))
+        except (ValueError, SyntaxError) as e:
+            problem("%s: range of %s: %s" % (PARAMS_TABLE, row["field"], e))
     return out
 
 
-def check_params(spec, text):
+def check_params(spec, rows):
     s = attr_set(spec, "params")
-    kernel = kernel_params(text)
+    kernel = kernel_params(rows)
     if not kernel:
-        problem("%s: no parameter table found" % PARAMS_C)
+        problem("%s: no parameter table found" % PARAMS_TABLE)
     seen = set()
     for a in s["attributes"]:
         if a.get("type") != "u32":
@@ -211,20 +281,38 @@ def check_params(spec, text):
         attr = c_name(s["name-prefix"], a["name"])
         seen.add(attr)
         if attr not in kernel:
-            problem("param %s: not in the table of %s" % (a["name"], PARAMS_C))
+            problem("param %s: not in the table of %s"
+                    % (a["name"], PARAMS_TABLE))
             continue
         name, lo, hi = kernel[attr]
         checks = a.get("checks", {})
         if name != a["name"]:
-            problem("param %s: %s calls it %s" % (a["name"], PARAMS_C, name))
+            problem("param %s: %s calls it %s" % (a["name"], PARAMS_TABLE,
+                                                  name))
         if (checks.get("min"), checks.get("max")) != (lo, hi):
             problem("param %s: spec range %s..%s, %s has %d..%d"
                     % (a["name"], checks.get("min"), checks.get("max"),
-                       PARAMS_C, lo, hi))
+                       PARAMS_TABLE, lo, hi))
     for attr in sorted(set(kernel) - seen):
         problem("param %s (%s): in %s, not a u32 in the spec"
-                % (kernel[attr][0], attr, PARAMS_C))
+                % (kernel[attr][0], attr, PARAMS_TABLE))
     return kernel
+
+
+def check_descriptors(root, rows):
+    """params.c's mpdt_param_descs[] must be the table's entries."""
+    text, n = expand_table(read(root, PARAMS_C), rows, PARAMS_C)
+    m = re.search(r"\bmpdt_param_descs\s*\[\s*\]\s*=\s*{(.*?)};", text, re.S)
+    have = re.findall(r"{\s*(MPDT_PARAM_\w+)\s*,\s*(?:offsetof\(\s*struct\s+"
+                      r"mpdt_params\s*,\s*|FIELD\()(\w+)\s*\)\s*,\s*"
+                      r"\"([^\"]+)\"\s*,\s*([^,}]+?)\s*,\s*([^,}]+?)\s*}",
+                      m.group(1) if m else "")
+    want = [("MPDT_PARAM_" + r["attr"], r["field"], r["name"].strip('"'),
+             r["min"], r["max"]) for r in rows]
+    if not n or have != want:
+        problem("%s: mpdt_param_descs[] is not one descriptor per entry of "
+                "%s ({ MPDT_PARAM_##ATTR, offsetof(struct mpdt_params, "
+                "field), name, min, max })" % (PARAMS_C, PARAMS_TABLE))
 
 
 def name_table(text, array):
@@ -248,15 +336,15 @@ def compare_tables(what, ours, theirs, our_file, their_file):
                        theirs.get(key)))
 
 
-def check_names(spec, root, kernel_param_table):
+def check_names(spec, root, kernel_param_table, rows):
     stats = name_table(read(root, STATS_C), "mpdt_stat_names")
-    names_c = read(root, NAMES_C)
+    names_c = expand_table(read(root, NAMES_C), rows, NAMES_C)[0]
     compare_tables("counter", name_table(names_c, "stat_names"), stats,
                    NAMES_C, STATS_C)
     kparams = {attr: v[0] for attr, v in kernel_param_table.items()}
     kparams.update(MPDT_PARAM_LB="lb", MPDT_PARAM_CC="cc")
     compare_tables("parameter", name_table(names_c, "param_names"), kparams,
-                   NAMES_C, PARAMS_C)
+                   NAMES_C, PARAMS_TABLE)
     s = attr_set(spec, "stats")
     for a in s["attributes"]:
         if a["type"] != "u64":
@@ -284,17 +372,16 @@ def c_expr(expr, defines):
     return eval(expr, {"__builtins__": {}})  # only digits and operators
 
 
-def param_fields(text):
-    """{MPDT_PARAM_X: struct field} from the table in params.c."""
-    return dict(re.findall(r"{\s*(MPDT_PARAM_\w+)\s*,\s*FIELD\((\w+)\)",
-                           strip_comments(text)))
+def param_fields(rows):
+    """{MPDT_PARAM_X: struct field} of the table."""
+    return {"MPDT_PARAM_" + r["attr"]: r["field"] for r in rows}
 
 
 def main_defaults(text, defines):
     """{field: value} of mpdt_default_params, {variable: string} of the
     char arrays initialised with a string, and the module parameters
-    [(name, ("field", f) or ("string", variable))] of main.c."""
-    text = strip_comments(text)
+    [(name, ("field", f) or ("string", variable))] of main.c (@text, the
+    table expanded)."""
     fields = {}
     m = re.search(r"struct\s+mpdt_params\s+mpdt_default_params\s*=\s*{(.*?)};",
                   text, re.S)
@@ -403,11 +490,25 @@ def check_man_entries(path, what, entries, table):
             problem("%s: %s %s is not documented" % (path, what, name))
 
 
-def check_man_pages(root, kernel_param_table):
+def check_man_pages(root, kernel_param_table, rows):
     defines = {k: v for k, v in header_defines(read(root, UAPI)).items()
                if re.fullmatch(r"[0-9xXa-fA-FuUlL\s()<>+\-*]+", v)}
-    fields, strings, modparams = main_defaults(read(root, MAIN_C), defines)
-    fieldof = param_fields(read(root, PARAMS_C))
+    main_c, n = expand_table(read(root, MAIN_C), rows, MAIN_C)
+    if n != 2:
+        problem("%s: expands %s %d times, want 2 (mpdt_default_params and "
+                "the module parameters)" % (MAIN_C, PARAMS_TABLE, n))
+    fields, strings, modparams = main_defaults(main_c, defines)
+    for row in rows:
+        try:
+            want = c_expr(row["def"], defines)
+        except (ValueError, SyntaxError) as e:
+            problem("%s: default of %s: %s" % (PARAMS_TABLE, row["field"], e))
+            continue
+        if fields.get(row["field"], want) != want:
+            problem("%s: default of %s is %s, %s says %s"
+                    % (MAIN_C, row["field"], fields[row["field"]],
+                       PARAMS_TABLE, want))
+    fieldof = param_fields(rows)
     desc_by_field = {fieldof[a]: v for a, v in kernel_param_table.items()
                      if a in fieldof}
 
@@ -442,7 +543,7 @@ def check_man_pages(root, kernel_param_table):
         table7[name] = (field_default(ref, name), desc[1:] if desc else None)
         if desc and desc[0].replace("-", "_") != name:
             problem("%s: module parameter %s is %s's field, which mpdt(8) "
-                    "calls %s" % (MAIN_C, name, PARAMS_C, desc[0]))
+                    "calls %s" % (MAIN_C, name, PARAMS_TABLE, desc[0]))
     lines = man_section(read(root, MAN7), r"^\.SH MODULE PARAMETERS\b",
                         ".SH MODULE PARAMETERS", MAN7)
     check_man_entries(MAN7, "module parameter",
@@ -516,9 +617,11 @@ def main():
     if args.names:
         print_names(spec)
     n = check_header(spec, read(args.root, UAPI))
-    kernel_param_table = check_params(spec, read(args.root, PARAMS_C))
-    check_names(spec, args.root, kernel_param_table)
-    n8, n7 = check_man_pages(args.root, kernel_param_table)
+    rows = param_table(read(args.root, PARAMS_TABLE))
+    kernel_param_table = check_params(spec, rows)
+    check_descriptors(args.root, rows)
+    check_names(spec, args.root, kernel_param_table, rows)
+    n8, n7 = check_man_pages(args.root, kernel_param_table, rows)
     n_algos = check_algorithms(args.root)
     for p in problems:
         print("spec_check: %s" % p)
@@ -526,10 +629,10 @@ def main():
         print("spec_check: %d difference(s)" % len(problems))
         return 1
     print("spec_check: ok: %s, %s, %s, %s and %s agree (%d enum entries)"
-          % (SPEC, UAPI, PARAMS_C, STATS_C, NAMES_C, n))
+          % (SPEC, UAPI, PARAMS_TABLE, STATS_C, NAMES_C, n))
     print("spec_check: ok: %s documents the %d parameters, %s the %d module "
           "parameters and the %d algorithms, as %s, %s and %s have them"
-          % (MAN8, n8, MAN7, n7, n_algos, PARAMS_C, MAIN_C, ALGO_C))
+          % (MAN8, n8, MAN7, n7, n_algos, PARAMS_TABLE, MAIN_C, ALGO_C))
     return 0
 
 
