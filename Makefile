@@ -51,7 +51,8 @@ DEPS_PKGS  := linux-image-amd64 linux-headers-amd64 linux-source-6.1 \
 
 .PHONY: all module tools unit check run demo perf deps vm-shell checkpatch \
 	sparse install uninstall install-check dkms-check wireshark-check \
-	figures-check spec-check clean ksrc fuzz fuzz-build fuzz-check
+	figures-check spec-check perf-check clean ksrc fuzz fuzz-build \
+	fuzz-check
 
 all: module tools
 
@@ -66,7 +67,7 @@ selftests/net/mpdt_msg: selftests/net/mpdt_msg.c $(UAPI)/linux/mpdt.h
 	$(CC) $(CFLAGS_TOOLS) -o $@ $< -lm
 
 tools/perf/mpdt-perf: tools/perf/mpdt-perf.c $(UAPI)/linux/mpdt.h
-	$(CC) $(CFLAGS_TOOLS) -o $@ $< -lpthread
+	$(CC) $(CFLAGS_TOOLS) -o $@ $< -lpthread -lm
 
 selftests/net/sockapi: selftests/net/sockapi.c $(UAPI)/linux/mpdt.h \
 		$(KSRC)/.stamp
@@ -293,6 +294,12 @@ wireshark-check:
 spec-check:
 	python3 tools/mpdt/spec_schema_check.py
 	python3 tools/mpdt/spec_schema_check.py --self-test
+
+# mpdt-perf's options, modes, JSON and size distributions over TCP, MPTCP
+# and UDP on the host (~5 s; it never opens an MPDT socket here:
+# perf_selftest.sh's modes group runs them over MPDT in the VM).
+perf-check: tools/perf/mpdt-perf
+	python3 tools/perf/test_mpdt_perf.py
 
 # The figures of tools/perf (figures.py, matplotlib) on the fixtures in
 # tools/perf/testdata, and the JSON spread.py and cc_report.py write

@@ -17,6 +17,9 @@
 #             messages), udp (free-running, and paced at 80%)
 #   patterns: permutation (h0<->h2, h1<->h3) and incast 3->1, tcp and mpdt
 #   other:    IPv6 (tcp, mpdt), two flows per client, an unknown LB refused
+#   modes:    mpdt-perf's own modes over mpdt, h0->h1: --rr (request/
+#             response) and -t/-i (a timed run with interval reports), with
+#             the client's per-message completion times
 #   fabric:   (only if asked) a permutation on selftests/net/fabric.sh's
 #             2x2x2 leaf-spine: tcp, mptcp with 2 subflows, mpdt (default
 #             and oblivious LB)
@@ -24,7 +27,9 @@
 # A check fails when a number is not physically possible (faster than the
 # link) or far from what the protocol must achieve (TCP alone on a link
 # within 1.0-1.6x ideal).  MPDT's own numbers are reported, and only checked
-# for completion and a loose upper bound (PERF_MPDT_MAX_RATIO).
+# for completion and a loose upper bound (PERF_MPDT_MAX_RATIO); in "modes",
+# for completion, consistency and physical bounds (no message completes in
+# less than the 2 ms round trip of the netem delays).
 #
 # Environment: PERF_RATE (Mbit/s, default 10), PERF_SIZE (default 4M),
 # PERF_BURST (tbf burst, default 32kb: TCG's late timers waste a smaller one),
@@ -32,8 +37,8 @@
 # PERF_MPDT_PARAMS (insmod parameters, default: cwnd sized for the link),
 # PERF_MPDT_MAX_RATIO (default 4), PERF_LB/PERF_CC (what the single MPDT
 # flow asks for by name, default ecmp/fixed), PERF_GROUPS (which of "single
-# patterns other fabric" to run, default "single patterns other"; fabric
-# needs selftests/net/fabric.sh).
+# patterns other modes fabric" to run, default "single patterns other
+# modes"; fabric needs selftests/net/fabric.sh).
 set -uo pipefail
 
 PERF_DIR=$(cd "$(dirname "$0")" && pwd)
@@ -48,7 +53,7 @@ MPDT_MAX_RATIO=${PERF_MPDT_MAX_RATIO:-4}
 BURST=${PERF_BURST:-32kb}
 LB=${PERF_LB:-ecmp}
 CC=${PERF_CC:-fixed}
-RUN_GROUPS=${PERF_GROUPS:-single patterns other}
+RUN_GROUPS=${PERF_GROUPS:-single patterns other modes}
 SW=pf-sw
 HOSTS=(pf-h0 pf-h1 pf-h2 pf-h3)
 FABRIC_HOST_NS=()
@@ -291,6 +296,97 @@ other() {
 	check "an unknown LB is refused" grep -q '"error": "MPDT_LB: ' "$OUT/bad-lb.json"
 }
 
+# perf_pair NAME PORT CLIENT-ARGS...: one MPDT flow from h0 to h1 with
+# mpdt-perf alone (no workload.sh): a server in h1 (-i 1) for that flow, the
+# client in h0; their JSON in OUT/NAME.client.json and OUT/NAME.server.json,
+# the client's exit status in OUT/NAME.rc, their reports printed.
+perf_pair() {
+	local name=$1 port=$2 spid i
+	shift 2
+	rm -f "$OUT/$name.ready"
+	ip netns exec "${HOSTS[1]}" "$PERF" server --proto mpdt -p "$port" \
+		--count 1 --timeout 120 -i 1 --ready "$OUT/$name.ready" \
+		>"$OUT/$name.server.json" 2>"$OUT/$name.server.err" &
+	spid=$!
+	for ((i = 0; i < 200; i++)); do
+		[[ -e $OUT/$name.ready ]] && break
+		sleep 0.05
+	done
+	ip netns exec "${HOSTS[0]}" "$PERF" client --proto mpdt -a "${ADDR4[1]}" \
+		-p "$port" "$@" >"$OUT/$name.client.json" 2>"$OUT/$name.client.err"
+	echo $? >"$OUT/$name.rc"
+	# The server ends once its flow is in (after MPDT's 3 s drain).
+	for ((i = 0; i < 150; i++)); do
+		kill -0 "$spid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -TERM "$spid" 2>/dev/null
+	wait "$spid"
+	cat "$OUT/$name.client.err" "$OUT/$name.server.err"
+}
+
+# pj NAME EXPR: a Python expression over c and s, the client's and the
+# server's JSON of perf_pair NAME, and RATE, the link rate, is true.
+pj() {
+	python3 - "$OUT/$1.client.json" "$OUT/$1.server.json" "$RATE" "$2" <<'PY'
+import json, sys
+try:
+    with open(sys.argv[1]) as f:
+        c = json.load(f)
+    with open(sys.argv[2]) as f:
+        s = json.load(f)
+    RATE = float(sys.argv[3])
+    ok = eval("(%s)" % sys.argv[4])
+except (OSError, ValueError, KeyError, TypeError, IndexError) as e:
+    print("  %s: %s" % (type(e).__name__, e))
+    ok = False
+sys.exit(0 if ok else 1)
+PY
+}
+
+# mpdt-perf's own modes over MPDT, h0 -> h1.  Every message crosses h0's
+# netem (1 ms) and its acknowledgment or reply h1's (1 ms): no completion
+# time can be under 2 ms, whatever TCG does.  No rate is checked but the
+# link's.
+modes() {
+	local lat ivs
+	lat='c["latency"]["n"] == c["msgs"] > 0 and 2000 <= c["latency"]["min_us"]'
+	lat+=' <= c["latency"]["p50_us"] <= c["latency"]["p99_us"]'
+	lat+=' <= c["latency"]["p999_us"] <= c["latency"]["max_us"]'
+	lat+=' <= c["elapsed_s"] * 1e6'
+	ivs='sum(i["bytes"] for i in c["intervals"]) == c["tx_bytes"] and'
+	ivs+=' sum(i["bytes"] for i in s["intervals"]) == s["rx_bytes"]'
+
+	log "== mpdt --rr (mpdt-perf alone)"
+	perf_pair mpdt-rr 7481 --rr --msgs 50 --reply 1K
+	check "mpdt --rr completes, every reply whole" pj mpdt-rr \
+		'c["ok"] and s["ok"] and c["fct_method"] == "rr" and
+c["transactions"] == 50 and s["replies"] == 50 and c["rx_bytes"] == 50 * 1024'
+	check "mpdt --rr: transactions >= 2 ms, percentiles in order" \
+		pj mpdt-rr "$lat"
+	check "mpdt --rr: one at a time (times add up to <= elapsed; <= 500/s)" \
+		pj mpdt-rr 'c["latency"]["mean_us"] * 50 <= c["elapsed_s"] * 1e6 * 1.001 and
+c["tps"] <= 500'
+
+	log "== mpdt -t 3 -i 1 (mpdt-perf alone)"
+	perf_pair mpdt-time 7482 -t 3 -i 1 --msg 64K --inflight 4
+	check "mpdt -t completes, intact; the open flow's size from its FIN" \
+		pj mpdt-time 'c["ok"] and s["ok"] and
+c["fct_method"] == "mpdt_msgs_acked" and c["msgs_done"] == c["msgs"] > 0 and
+s["flows"][0]["open"] and s["flows"][0]["complete"] and
+s["flows"][0]["bytes"] == c["tx_bytes"]'
+	check "mpdt -t: 3 s or more, 3 intervals or more at each end" \
+		pj mpdt-time 'c["elapsed_s"] >= 3 and len(c["intervals"]) >= 3 and
+len(s["intervals"]) >= 3'
+	check "mpdt -t: the intervals add up to the totals" pj mpdt-time "$ivs"
+	check "mpdt -t: message times >= 2 ms, percentiles in order" \
+		pj mpdt-time "$lat"
+	check "mpdt -t: received no faster than the link" \
+		pj mpdt-time 's["rx_mbps"] <= 1.5 * RATE'
+	check "mpdt -t: CPU time at both ends" pj mpdt-time \
+		'c["cpu_s"] >= 0 and s["cpu_s"] >= 0 and c["cpu_s_per_gb"] is not None'
+}
+
 # The fabric of selftests/net/fabric.sh (2 leaves x 2 hosts x 2 spines, ECMP
 # over the 5-tuple): a permutation across the leaves for tcp, mptcp with
 # two subflows per connection, and mpdt; its numbers are reported, and
@@ -385,7 +481,7 @@ main() {
 	fi
 	for g in $RUN_GROUPS; do
 		case $g in
-		single | patterns | other) "$g" ;;
+		single | patterns | other | modes) "$g" ;;
 		fabric) fabric_group ;;
 		*) log "unknown group $g" ;;
 		esac

@@ -68,6 +68,7 @@ HOST_CHECKS=(
 	"wireshark-check:make -s --no-print-directory wireshark-check"
 	"figures-check:make -s --no-print-directory figures-check"
 	"spec-check:make -s --no-print-directory spec-check"
+	"perf-check:make -s --no-print-directory perf-check"
 )
 
 declare -i passed=0 failed=0 skipped=0 ksft_seen=0
