@@ -15,6 +15,7 @@ require_root
 require_cmd tcpdump tshark python3
 mpdt_load
 setup_pair
+neigh_static
 netem_set "$NS_A" "$VETH_A" loss 5%
 
 PCAP=$WORKDIR/mpdt.pcap

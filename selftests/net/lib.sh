@@ -309,6 +309,19 @@ setup_pair() {
 	log "netns $NS_A ($ADDR_A) <-> $NS_B ($ADDR_B) over veth"
 }
 
+# neigh_static: permanent neighbour entries for both ends of the pair, so
+# that a lossy qdisc (netem drops ARP too) cannot hold packets back for
+# ARP's 1 s retries.
+neigh_static() {
+	local mac_a mac_b
+	mac_a=$(ip -n "$NS_A" -br link show dev "$VETH_A" | awk '{ print $3 }')
+	mac_b=$(ip -n "$NS_B" -br link show dev "$VETH_B" | awk '{ print $3 }')
+	ip -n "$NS_A" neigh replace "$ADDR_B" lladdr "$mac_b" dev "$VETH_A" \
+		nud permanent || fail "neighbour $ADDR_B in $NS_A"
+	ip -n "$NS_B" neigh replace "$ADDR_A" lladdr "$mac_a" dev "$VETH_B" \
+		nud permanent || fail "neighbour $ADDR_A in $NS_B"
+}
+
 # netem_set NS DEV NETEM-ARGS...: replace DEV's root qdisc by netem.
 netem_set() {
 	local ns=$1 dev=$2

@@ -11,8 +11,10 @@
 #   silent   messages to an MPDT port nobody bound: mpdt_probe, one
 #            mpdt_rto per RTO counted and one mpdt_failed
 #
-# Module parameters: rto_min_us=5000 rto_max_us=50000 max_retries=3, so
-# the silent peer fails within a fraction of a second.
+# The module's default timers for the lossy transfer (and static
+# neighbours: netem drops ARP too), then rto-min-us 5000 rto-max-us 50000
+# max-retries 3 in the sender's netns, so the silent peer fails within a
+# fraction of a second.
 
 source "$(dirname "$0")/lib.sh"
 
@@ -20,7 +22,7 @@ TRACEFS=/sys/kernel/tracing
 
 require_root
 require_cmd tc
-mpdt_load rto_min_us=5000 rto_max_us=50000 max_retries=3
+mpdt_load
 if [[ ! -d $TRACEFS/events ]]; then
 	mount -t tracefs nodev "$TRACEFS" 2>/dev/null || skip "no tracefs"
 fi
@@ -66,6 +68,7 @@ events() {
 # ---- lossy ---------------------------------------------------------------
 ip netns exec "$NS_A" "$MPDT_CLI" param set cc smartt ||
 	fail "mpdt param set cc smartt"
+neigh_static
 netem_set "$NS_A" "$VETH_A" loss 10%
 snap "$NS_A" A0
 snap "$NS_B" B0
@@ -103,6 +106,8 @@ log "sample: $(grep -m1 ' mpdt_sack: ' "$T" | sed 's/^ *//')"
 log "sample: $(grep -m1 ' mpdt_loss: ' "$T" | sed 's/^ *//')"
 
 # ---- silent --------------------------------------------------------------
+ip netns exec "$NS_A" "$MPDT_CLI" param set rto-min-us 5000 rto-max-us 50000 \
+	max-retries 3 || fail "mpdt param set (short timers)"
 snap "$NS_A" A0
 trace_start
 ip netns exec "$NS_A" "$(mpdt_msg_bin)" send -a "$ADDR_B" -p 7999 -n 2 \
