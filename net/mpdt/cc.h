@@ -47,6 +47,10 @@ struct mpdt_cc_ops {
 	 * that showed it; one that ignores timeouts needs no undo.
 	 */
 	void (*undo)(struct mpdt_cc *cc);
+	/* The path's base RTT or BDP (path.h) moved: take @p's, which init
+	 * had the earlier of, keeping the state the algorithm learnt.
+	 */
+	void (*rescale)(struct mpdt_cc *cc, const struct mpdt_params *p);
 	void (*on_message_done)(struct mpdt_cc *cc, u64 msg_bytes,
 				u64 delay_ns, u64 now);
 };
@@ -81,6 +85,15 @@ static inline u64 mpdt_cc_max_cwnd(const struct mpdt_params *p, u32 pct,
 	u64 least = mss;
 
 	return max(mpdt_mul_div(mpdt_bdp(p), pct, 100), least);
+}
+
+/* The window when its largest value moves from @old_max to @new_max: one
+ * at the old bound follows it (the path proved it could carry it: the
+ * startup of path.h), any other stays, within the new bound.
+ */
+static inline u64 mpdt_cc_rescaled(u64 cwnd, u64 old_max, u64 new_max)
+{
+	return cwnd >= old_max ? new_max : min(cwnd, new_max);
 }
 
 /* What cc->cwnd may hold: [mss, max], and within a u32. */

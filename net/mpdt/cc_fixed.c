@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * "fixed": no congestion control, a constant window.  The configured
- * fixed_cwnd, or one bandwidth-delay product from the configured link
- * speed and base RTT, never below one packet.  Pure core.
+ * fixed_cwnd, or one bandwidth-delay product of the path (configured or
+ * measured, path.h, and then following the measurement), never below one
+ * packet.  Pure core.
  */
 #include "cc.h"
 
@@ -16,4 +17,5 @@ static void fixed_init(struct mpdt_cc *cc, const struct mpdt_params *p)
 const struct mpdt_cc_ops mpdt_cc_fixed = {
 	.name		= "fixed",
 	.init		= fixed_init,
+	.rescale	= fixed_init,
 };

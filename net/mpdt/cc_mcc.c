@@ -65,19 +65,36 @@ static void mcc_set_cwnd(struct mpdt_cc *cc, struct mcc *m)
 				 cc->mss);
 }
 
-static void mcc_init(struct mpdt_cc *cc, const struct mpdt_params *p)
+/* Table 1 and §4: what follows the base RTT, the link and the BDP. */
+static void mcc_scale(struct mcc *m, const struct mpdt_params *p, u32 mss)
 {
-	struct mcc *m = cc->priv;
 	u64 base_rtt = p->base_rtt_us * MPDT_NSEC_PER_USEC;
 
 	m->target_max_ns = p->mcc_target_max_delay_us ?
 			   p->mcc_target_max_delay_us * MPDT_NSEC_PER_USEC :
 			   2 * base_rtt;
-	m->target_msg_ns = p->mcc_target_msg_delay_us * MPDT_NSEC_PER_USEC;
 	m->inc = max(mpdt_div(mpdt_bdp(p), p->mcc_oversub), 1ULL);
-	m->max_cwnd = mpdt_cc_max_cwnd(p, p->mcc_max_cwnd_pct, cc->mss);
-	m->chunk = max(p->mcc_chunk_bytes, cc->mss);
+	m->max_cwnd = mpdt_cc_max_cwnd(p, p->mcc_max_cwnd_pct, mss);
 	m->link_mbps = p->link_mbps;
+}
+
+static void mcc_rescale(struct mpdt_cc *cc, const struct mpdt_params *p)
+{
+	struct mcc *m = cc->priv;
+	u64 old_max = m->max_cwnd;
+
+	mcc_scale(m, p, cc->mss);
+	m->win = mpdt_cc_rescaled(m->win, old_max, m->max_cwnd);
+	mcc_set_cwnd(cc, m);
+}
+
+static void mcc_init(struct mpdt_cc *cc, const struct mpdt_params *p)
+{
+	struct mcc *m = cc->priv;
+
+	mcc_scale(m, p, cc->mss);
+	m->target_msg_ns = p->mcc_target_msg_delay_us * MPDT_NSEC_PER_USEC;
+	m->chunk = max(p->mcc_chunk_bytes, cc->mss);
 	m->floor_pm = p->mcc_md_floor_pct * 10;
 	/* Before any message: one BDP, counted in whole chunks. */
 	m->msg_unit = m->chunk;
@@ -138,5 +155,6 @@ const struct mpdt_cc_ops mpdt_cc_mcc = {
 	.priv_size	= sizeof(struct mcc),
 	.init		= mcc_init,
 	.on_ack		= mcc_on_ack,
+	.rescale	= mcc_rescale,
 	.on_message_done = mcc_on_message_done,
 };

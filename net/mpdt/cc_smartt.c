@@ -91,13 +91,20 @@ void mpdt_smartt_consts(const struct mpdt_params *p, u32 mss,
 					       k->trtt_ns - k->brtt_ns), p);
 }
 
+/* §3.5: the constants that scale with the base RTT and the BDP. */
+static void smartt_scale(struct smartt *s, const struct mpdt_params *p,
+			 u32 mss)
+{
+	mpdt_smartt_consts(p, mss, &s->k);
+	s->fast_rtt_ns = mpdt_mul_div(s->k.brtt_ns, p->smartt_fast_rtt_pct,
+				      100);
+}
+
 static void smartt_init(struct mpdt_cc *cc, const struct mpdt_params *p)
 {
 	struct smartt *s = cc->priv;
 
-	mpdt_smartt_consts(p, cc->mss, &s->k);
-	s->fast_rtt_ns = mpdt_mul_div(s->k.brtt_ns, p->smartt_fast_rtt_pct,
-				      100);
+	smartt_scale(s, p, cc->mss);
 	s->fd_pm = p->smartt_fd_pm;
 	s->md_pct = p->smartt_md_pct;
 	s->qa_pct = p->smartt_qa_scaling_pct;
@@ -111,6 +118,15 @@ static void smartt_set(struct mpdt_cc *cc, const struct smartt *s, u64 cwnd)
 {
 	/* Alg. 1 line 36 with §3.5's bounds. */
 	cc->cwnd = mpdt_cc_bound(cwnd, s->k.max_cwnd, cc->mss);
+}
+
+static void smartt_rescale(struct mpdt_cc *cc, const struct mpdt_params *p)
+{
+	struct smartt *s = cc->priv;
+	u64 old_max = s->k.max_cwnd;
+
+	smartt_scale(s, p, cc->mss);
+	smartt_set(cc, s, mpdt_cc_rescaled(cc->cwnd, old_max, s->k.max_cwnd));
 }
 
 /* The packets a SACK of @bytes acknowledges: a short one is one too. */
@@ -349,4 +365,5 @@ const struct mpdt_cc_ops mpdt_cc_smartt = {
 	.on_nack	= smartt_on_nack,
 	.on_timeout	= smartt_on_timeout,
 	.undo		= smartt_undo,
+	.rescale	= smartt_rescale,
 };

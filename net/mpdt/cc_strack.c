@@ -94,6 +94,21 @@ void mpdt_strack_consts(const struct mpdt_params *p, u32 mss,
 	k->alpha = mpdt_div(a, base_rtt);
 }
 
+/* The path's base RTT or BDP moved (Algo 1 lines 7-9 take the lowest
+ * sample, the engine's windowed one): Table 1 scaled to the new values.
+ */
+static void strack_rescale(struct mpdt_cc *cc, const struct mpdt_params *p)
+{
+	struct strack *s = cc->priv;
+	u64 old_max = s->k.max_cwnd;
+
+	mpdt_strack_consts(p, cc->mss, &s->k);
+	s->base_rtt = p->base_rtt_us * MPDT_NSEC_PER_USEC;
+	cc->cwnd = mpdt_cc_bound(mpdt_cc_rescaled(cc->cwnd, old_max,
+						  s->k.max_cwnd),
+				 s->k.max_cwnd, cc->mss);
+}
+
 static void strack_init(struct mpdt_cc *cc, const struct mpdt_params *p)
 {
 	struct strack *s = cc->priv;
@@ -203,4 +218,5 @@ const struct mpdt_cc_ops mpdt_cc_strack = {
 	.priv_size	= sizeof(struct strack),
 	.init		= strack_init,
 	.on_ack		= strack_on_ack,
+	.rescale	= strack_rescale,
 };

@@ -394,6 +394,9 @@ void mpdt_conn_fill_info(struct mpdt_conn *c, struct mpdt_info *info)
 	info->mi_bytes_acked = sb->bytes_recvd;
 	info->mi_msgs_inflight = e->msgs_inflight;
 	info->mi_ev = e->last_ev;
+	info->mi_base_rtt_us = e->eff.base_rtt_us;
+	info->mi_bdp = min_t(u64, mpdt_bdp(&e->eff), U32_MAX);
+	info->mi_delivery_rate = e->path.rate;
 	strscpy(info->mi_lb, e->lb.ops->name, sizeof(info->mi_lb));
 	strscpy(info->mi_cc, e->cc.ops->name, sizeof(info->mi_cc));
 }

@@ -34,6 +34,8 @@ typedef __s64 s64;
 			   _a < _b ? _a : _b; })
 #define max(a, b)	({ typeof(a) _a = (a); typeof(b) _b = (b); \
 			   _a > _b ? _a : _b; })
+#define min_t(type, a, b)	min((type)(a), (type)(b))
+#define max_t(type, a, b)	max((type)(a), (type)(b))
 #define clamp(v, lo, hi)	min(max(v, lo), hi)
 #define min3(a, b, c)	min(min(a, b), c)
 #define DIV_ROUND_UP(n, d)	({ typeof(d) _d = (d); ((n) + _d - 1) / _d; })

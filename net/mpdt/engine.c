@@ -14,12 +14,13 @@
  *   2. lb->on_loss for each packet the SACK shows lost (probe, OOO),
  *      as the scoreboard declares it;
  *   3. cc->undo if the SACK shows the latest RTO spurious (Eifel);
- *   4. lb->on_ack, with the entropies of the packets newly acknowledged;
- *   5. cc->on_ack;
- *   6. cc->on_message_done for each message the SACK completed, after
+ *   4. cc->rescale if the path's measured base RTT or BDP moved (path.h);
+ *   5. lb->on_ack, with the entropies of the packets newly acknowledged;
+ *   6. cc->on_ack;
+ *   7. cc->on_message_done for each message the SACK completed, after
  *      on_ack: MCC (§3) judges a message by the largest packet delay
  *      sampled until it completed, the SACK that completes it included;
- *   7. lb->choose_ev for each packet the window then lets out.
+ *   8. lb->choose_ev for each packet the window then lets out.
  */
 #include "engine.h"
 #include "trace.h"
@@ -60,13 +61,75 @@ u64 mpdt_eng_quiet_ns(const struct mpdt_params *p)
 	return 2 * us_to_ns(p->rto_max_us);
 }
 
-/* The larger of the configured and the measured base RTT: an emulated
- * or virtualized path can be slower than the fabric it stands for, and
- * probing faster than the path can answer only adds load.
+/* The base RTT of the path, the one every CC and LB scales from: the
+ * configured base-rtt-us, or the windowed minimum of the samples (rtt.h),
+ * or before the first sample a guess.
+ */
+static u64 path_rtt_ns(const struct mpdt_eng *e)
+{
+	if (e->params->base_rtt_us)
+		return us_to_ns(e->params->base_rtt_us);
+	return e->rtt.samples ? e->rtt.min_rtt : MPDT_PATH_RTT_GUESS_NS;
+}
+
+/* The base RTT of the timers (probes, the policies' RTT): never below the
+ * measured one, though configured lower: an emulated or virtualized path
+ * can be slower than the fabric it stands for, and probing faster than
+ * the path can answer only adds load.
  */
 static u64 base_rtt_ns(const struct mpdt_eng *e)
 {
-	return max(us_to_ns(e->params->base_rtt_us), e->rtt.min_rtt);
+	return max(path_rtt_ns(e), e->rtt.min_rtt);
+}
+
+/* @now differs from @was by more than an eighth of @was. */
+static bool moved(u64 was, u64 now)
+{
+	u64 d = was > now ? was - now : now - was;
+
+	return d > was / 8;
+}
+
+/* Rebuild e->eff from the live parameters and the path; true if its base
+ * RTT or BDP moved by more than an eighth, enough to rescale the CC.
+ */
+static bool path_refresh(struct mpdt_eng *e)
+{
+	const struct mpdt_params *p = e->params;
+	u64 rtt_us = clamp(mpdt_div(path_rtt_ns(e), MPDT_NSEC_PER_USEC),
+			   1ULL, (u64)U32_MAX);
+	u64 old_bdp = mpdt_bdp(&e->eff), mbps = p->link_mbps, bdp;
+	u32 old_rtt_us = e->eff.base_rtt_us;
+
+	/* A BDP of one payload at least, as mpdt_params_invalid() asks of
+	 * a configured one: SMaRTT's fair decrease divides by it.
+	 */
+	if (!mbps || mbps * rtt_us / 8 < p->payload) {
+		bdp = mbps ? 0 : mpdt_path_bdp(&e->path, us_to_ns(rtt_us),
+					       e->cc.mss);
+		bdp = max_t(u64, bdp, p->payload);
+		/* Rounded up, so that mbps * rtt_us / 8 holds the BDP. */
+		mbps = min_t(u64, mpdt_add_sat(mpdt_mul_div(bdp, 8, rtt_us), 1),
+			     U32_MAX);
+	}
+	e->eff = *p;
+	e->eff.base_rtt_us = rtt_us;
+	e->eff.link_mbps = mbps;
+	return moved(old_rtt_us, rtt_us) || moved(old_bdp, mpdt_bdp(&e->eff));
+}
+
+/* A SACK told us of @acked bytes delivered and echoed @echo_ts (0 if it
+ * gave no RTT sample): measure, and rescale the CC if the path moved.
+ */
+static void path_on_ack(struct mpdt_eng *e, u64 acked, u64 echo_ts,
+			u64 old_min_rtt, u64 now)
+{
+	bool round = mpdt_path_on_ack(&e->path, acked, echo_ts,
+				      path_rtt_ns(e), !e->tx_next, now);
+
+	if ((round || e->rtt.min_rtt != old_min_rtt) && path_refresh(e) &&
+	    e->cc.ops->rescale)
+		e->cc.ops->rescale(&e->cc, &e->eff);
 }
 
 u64 mpdt_eng_rto(const struct mpdt_eng *e)
@@ -175,13 +238,15 @@ void mpdt_eng_start(struct mpdt_eng *e, struct mpdt_sb_pkt *ring, u32 nonce,
 	mpdt_sb_init(&e->sb, ring, e->rx.window, now);
 	mpdt_sb_report_losses(&e->sb, on_lost, e);
 	mpdt_rtt_init(&e->rtt);
+	mpdt_path_init(&e->path);
 	e->cc.mss = p->payload;
+	path_refresh(e);
 	if (e->lb.priv)
 		memset(e->lb.priv, 0, e->lb.priv_len);
 	if (e->cc.priv)
 		memset(e->cc.priv, 0, e->cc.ops->priv_size);
-	e->lb.ops->init(&e->lb, p, seed);
-	e->cc.ops->init(&e->cc, p);
+	e->lb.ops->init(&e->lb, &e->eff, seed);
+	e->cc.ops->init(&e->cc, &e->eff);
 }
 
 static bool cwnd_allows(const struct mpdt_eng *e, u32 len)
@@ -205,7 +270,7 @@ static bool window_starves_acks(const struct mpdt_eng *e, u32 len)
 static u16 choose_ev(struct mpdt_eng *e, u64 now, u32 psn, bool resend,
 		     struct mpdt_lb_ctx *ctx)
 {
-	u64 bdp_pkts = mpdt_div(mpdt_bdp(e->params), e->cc.mss);
+	u64 bdp_pkts = mpdt_div(mpdt_bdp(&e->eff), e->cc.mss);
 
 	*ctx = (struct mpdt_lb_ctx) {
 		.now = now,
@@ -429,6 +494,7 @@ static void on_sack(struct mpdt_eng *e, const struct mpdt_pkt *pkt, u64 now)
 				   .ce = ce };
 	struct sack_walk walk = {};
 	u32 cwnd_pkts, old_cwnd = e->cc.cwnd;
+	u64 old_min_rtt = e->rtt.min_rtt, echo_ts = 0;
 	struct mpdt_sb_ack ack;
 
 	if (!tx_incarnation_ok(e, pkt->hdr.nonce))
@@ -439,8 +505,10 @@ static void on_sack(struct mpdt_eng *e, const struct mpdt_pkt *pkt, u64 now)
 	}
 	e->sacks_rcvd++;
 	INIT_LIST_HEAD(&walk.done);
-	if (mpdt_rtt_sample(&e->rtt, s->echo_ts, now))
+	if (mpdt_rtt_sample(&e->rtt, s->echo_ts, now)) {
 		sig.rtt_ns = e->rtt.latest;
+		echo_ts = s->echo_ts;
+	}
 	/* Between flowlets out of order is normal: the receiver reports
 	 * the gaps that matter (inside a flowlet) with NACKs instead.
 	 */
@@ -454,6 +522,7 @@ static void on_sack(struct mpdt_eng *e, const struct mpdt_pkt *pkt, u64 now)
 		if (e->cc.ops->undo)
 			e->cc.ops->undo(&e->cc);
 	}
+	path_on_ack(e, ack.acked_bytes, echo_ts, old_min_rtt, now);
 	/* Nothing is resent before a NO_BUFFER pause ends: progress during
 	 * it must not restart the RTO clock any earlier (see on_nack()).
 	 */

@@ -20,6 +20,7 @@
 #include "cc.h"
 #include "lb.h"
 #include "params.h"
+#include "path.h"
 #include "reasm.h"
 #include "rtt.h"
 #include "sack.h"
@@ -97,6 +98,13 @@ struct mpdt_eng {
 	struct mpdt_eng_txmsg *tx_next;	/* first with unsent packets */
 	struct mpdt_sb sb;		/* sb.ring NULL until the first send */
 	struct mpdt_rtt rtt;
+	struct mpdt_path path;
+	/* The netns's parameters with the path's base RTT and BDP (link
+	 * speed) for those configured 0, measured (path.h): what the load
+	 * balancer and the congestion control scale from.  Refreshed when a
+	 * measurement closes a round.
+	 */
+	struct mpdt_params eff;
 	struct mpdt_lb lb;
 	struct mpdt_cc cc;
 	u64 pause_until;		/* receiver said NO_BUFFER */

@@ -205,6 +205,8 @@ static const struct { u16 attr, off; } conn_u32[] = {
 	INFO_U32(SND_NXT, mi_snd_nxt),
 	INFO_U32(RCV_EPSN, mi_rcv_epsn),
 	INFO_U32(MSGS_INFLIGHT, mi_msgs_inflight),
+	INFO_U32(BASE_RTT_US, mi_base_rtt_us),
+	INFO_U32(BDP, mi_bdp),
 }, conn_u64[] = {
 	INFO_U32(RETX_OOO, mi_retx[MPDT_RETX_OOO]),
 	INFO_U32(RETX_PROBE, mi_retx[MPDT_RETX_PROBE]),
@@ -215,6 +217,7 @@ static const struct { u16 attr, off; } conn_u32[] = {
 	INFO_U32(MSGS_RCVD, mi_msgs_rcvd),
 	INFO_U32(BYTES_SENT, mi_bytes_sent),
 	INFO_U32(BYTES_ACKED, mi_bytes_acked),
+	INFO_U32(DELIVERY_RATE, mi_delivery_rate),
 };
 
 static int put_peer(struct sk_buff *skb, const struct mpdt_addr *a)

@@ -26,19 +26,29 @@ static bool bdp_share_fits(const struct mpdt_params *p, u32 pct)
  * and every BDP-scaled constant (STrack Table 1, SMaRTT §3.5, MCC §4's
  * increase) vanish; a largest window below one packet leaves an algorithm
  * nothing to adjust.
+ * A BDP measured (link-mbps or base-rtt-us 0) is never below one payload
+ * (the engine's path_refresh()); the algorithms bound their windows to
+ * one packet at least.
  */
-static const char *cc_params_invalid(const struct mpdt_params *p)
+static const char *bdp_params_invalid(const struct mpdt_params *p)
 {
+	if (!p->link_mbps || !p->base_rtt_us)
+		return NULL;
 	if (mpdt_bdp(p) < p->payload)
 		return "link-mbps * base-rtt-us / 8 (the BDP) must be at least one payload";
-	if (p->fixed_cwnd && p->fixed_cwnd < p->payload)
-		return "fixed-cwnd must be 0 (one BDP) or at least one payload";
 	if (!bdp_share_fits(p, p->strack_max_cwnd_pct))
 		return "strack-max-cwnd-pct of the BDP must be at least one payload";
 	if (!bdp_share_fits(p, p->smartt_max_cwnd_pct))
 		return "smartt-max-cwnd-pct of the BDP must be at least one payload";
 	if (!bdp_share_fits(p, p->mcc_max_cwnd_pct))
 		return "mcc-max-cwnd-pct of the BDP must be at least one payload";
+	return NULL;
+}
+
+static const char *cc_params_invalid(const struct mpdt_params *p)
+{
+	if (p->fixed_cwnd && p->fixed_cwnd < p->payload)
+		return "fixed-cwnd must be 0 (one BDP) or at least one payload";
 	/* §3.4: FastIncrease is for an RTT near the base RTT, below trtt. */
 	if (p->smartt_fast_rtt_pct >= p->smartt_trtt_pct)
 		return "smartt-fast-rtt-pct must be below smartt-trtt-pct";
@@ -79,5 +89,6 @@ const char *mpdt_params_invalid(const struct mpdt_params *p)
 		return "rto-min-us must not exceed rto-max-us";
 	if (p->entropy_base + p->entropies > 65536)
 		return "entropy-base + entropies must not exceed 65536";
-	return cc_params_invalid(p) ?: lb_params_invalid(p);
+	return bdp_params_invalid(p) ?: cc_params_invalid(p) ?:
+	       lb_params_invalid(p);
 }

@@ -54,12 +54,13 @@ MPDT_PARAM(rcvbuf, RCVBUF, "rcvbuf",
 MPDT_PARAM(payload, PAYLOAD, "payload",
 	   1400, 64, 8900,
 	   "DATA payload bytes per packet (64-8900)")
+/* The path: measured per connection unless configured (path.h). */
 MPDT_PARAM(link_mbps, LINK_MBPS, "link-mbps",
-	   10000, 1, 10000000,
-	   "Host link speed in Mbit/s, for the BDP")
+	   0, 0, 10000000,
+	   "Bottleneck rate in Mbit/s, for the BDP (0 = measured)")
 MPDT_PARAM(base_rtt_us, BASE_RTT_US, "base-rtt-us",
-	   100, 1, 10000000,
-	   "Network base RTT in microseconds, for the BDP")
+	   0, 0, 10000000,
+	   "Network base RTT in microseconds (0 = measured)")
 MPDT_PARAM(ack_bytes, ACK_BYTES, "ack-bytes",
 	   8192, 1, 1 << 24,
 	   "SACK coalescing threshold in bytes")

@@ -27,10 +27,6 @@
  */
 #include "default_params.h"
 
-#ifndef min_t
-#define min_t(type, a, b)	min((type)(a), (type)(b))
-#endif
-
 /* libFuzzer's entry point, LLVMFuzzerTestOneInput(), spelled in pieces:
  * kernel style has no CamelCase identifiers.
  */

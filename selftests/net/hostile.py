@@ -1511,8 +1511,8 @@ def case_zero_len(env, c):
 def case_params(env, c):
     """7. Parameter sets that make a divisor zero or a rule meaningless are
     refused with an extack message naming the rule, and nothing changes:
-    a BDP (link-mbps x base-rtt-us / 8) below one payload, rto-min-us above
-    rto-max-us.  Then a smartt connection gets CE-marked SACKs (its DATA is
+    a configured BDP (link-mbps x base-rtt-us / 8) below one payload,
+    rto-min-us above rto-max-us.  Then a smartt connection gets CE-marked SACKs (its DATA is
     CE-marked on the wire) and survives (dmesg is judged by the runner)."""
     a = env.a
     ns = a.ns_a
@@ -1537,26 +1537,25 @@ def case_params(env, c):
 
     bdp = (r"BDP|bandwidth.delay", r"payload")
     refused(["link-mbps", "1", "base-rtt-us", "1"], bdp, "BDP below a payload")
-    # Each alone, the other one as it is: the largest value that still
-    # makes the BDP smaller than a payload.
-    if (payload * 8 - 1) // link >= 1:
-        refused(["base-rtt-us", str((payload * 8 - 1) // link)], bdp,
-                "BDP below a payload")
-    if (payload * 8 - 1) // rtt >= 1:
-        refused(["link-mbps", str((payload * 8 - 1) // rtt)], bdp,
-                "BDP below a payload")
+    # One at a round value, the other the largest that still makes the
+    # BDP smaller than a payload.
+    refused(["link-mbps", "10", "base-rtt-us", str((payload * 8 - 1) // 10)],
+            bdp, "BDP below a payload")
+    refused(["base-rtt-us", "100", "link-mbps", str((payload * 8 - 1) // 100)],
+            bdp, "BDP below a payload")
     rmax = int(before["rto-max-us"])
     rto = (r"rto-min-us", r"rto-max-us")
     refused(["rto-min-us", str(rmax + 1)], rto, "rto-min-us above rto-max-us")
     refused(["rto-min-us", "2000", "rto-max-us", "1000"], rto,
             "rto-min-us above rto-max-us")
-    # Just above the rule: accepted (then put back).
-    ok_rtt = -(-payload * 8 * 4 // link)
-    if ok_rtt != rtt and ok_rtt <= 10000000:
-        r = env.cli(ns, "param", "set", "base-rtt-us", ok_rtt)
-        c.eq("mpdt param set base-rtt-us %d (BDP 4 payloads): accepted" %
-             ok_rtt, 0, r.returncode)
-        env.cli(ns, "param", "set", "base-rtt-us", rtt)
+    # Above the rule, and a small value beside a measured one (the engine
+    # never measures a BDP below a payload): accepted (then put back).
+    for args in (["link-mbps", "10", "base-rtt-us",
+                  str(-(-payload * 8 * 4 // 10))],
+                 ["link-mbps", "1", "base-rtt-us", "0"]):
+        r = env.cli(ns, "param", "set", *args)
+        c.eq("mpdt param set %s: accepted" % " ".join(args), 0, r.returncode)
+        env.cli(ns, "param", "set", "link-mbps", link, "base-rtt-us", rtt)
 
     # smartt with CE marks: every DATA from A leaves CE-marked.
     env.param_set(ns, cc="smartt")

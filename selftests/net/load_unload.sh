@@ -53,7 +53,7 @@ done
 # --- 2. invalid parameters ------------------------------------------------
 for bad in payload=10 payload=9000 rx_window=100 rx_window=32 rto_min_us=0 \
 	"rto_min_us=2000 rto_max_us=1000" entropies=0 "entropy_base=65000 entropies=1000" \
-	udp_port=0 udp_port=70000 link_mbps=0; do
+	udp_port=0 udp_port=70000 "link_mbps=1 base_rtt_us=1"; do
 	# shellcheck disable=SC2086 # several parameters per case
 	if insmod "$MPDT_KO" $bad 2>"$WORKDIR/insmod.err"; then
 		_MOD_LOADED=1

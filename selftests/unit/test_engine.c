@@ -1260,9 +1260,9 @@ TEST(default_params_are_valid)
 
 	EXPECT_EQ(NULL, mpdt_params_invalid(&p));
 	EXPECT_EQ(p.rx_window, 4096);
-	EXPECT_EQ(89, mpdt_bdp(&p) / p.payload);
-	/* The simulated RTT leaves a probe answer fast (§3.3.2). */
-	EXPECT_GT(2 * UNIT_US(p.base_rtt_us), 2 * LINK_DELAY + UNIT_US(10));
+	/* Nothing is said of the path: each connection measures it. */
+	EXPECT_EQ(0, p.link_mbps);
+	EXPECT_EQ(0, p.base_rtt_us);
 }
 
 /* ---- 1. The order of the policy hooks ---------------------------------- */
@@ -1372,7 +1372,8 @@ TEST(hooks_of_a_probe_answer_run_in_order)
 	for (i = 1; i < 4; i++)
 		cap_inject(s, 1, &a->cap[i]);
 	fire_timer(s, a);
-	ASSERT_EQ(T0 + 3 * UNIT_US(p.base_rtt_us), s->now);
+	/* No RTT sample yet: probe_mult times path.h's guess. */
+	ASSERT_EQ(T0 + p.probe_mult * MPDT_PATH_RTT_GUESS_NS, s->now);
 	probe = last_cap(a, MPDT_T_PROBE);
 	ASSERT_NE(NULL, probe);
 	EXPECT_EQ(0, probe->pkt.probe.sack_base);
@@ -1391,8 +1392,8 @@ TEST(hooks_of_a_probe_answer_run_in_order)
 	    "cc.on_ack rtt=100000 acked=3006 inflight=0 probe=1\n");
 	for (i = 1; i < 4; i++)
 		cat(want, sizeof(want),
-		    "cc.on_message_done len=%u delay=400000 rtt=100000\n",
-		    1000 + i);
+		    "cc.on_message_done len=%u delay=%llu rtt=100000\n",
+		    1000 + i, s->now - T0);
 	want_xmit(want, sizeof(want), 0, true, MPDT_F_RETX | MPDT_F_AR);
 	EXPECT_STREQ(want, a->log);
 	EXPECT_EQ(1, a->stats[MPDT_STAT_RETX_PROBE]);
@@ -1743,6 +1744,69 @@ TEST_F(combo, every_cc_over_a_lossy_link)
 	}
 }
 
+/* ---- The measured path (path.h) ---------------------------------------- */
+
+/* Module defaults say nothing of the path.  One 4 MiB message over the
+ * clean simulated link: every CC measures the base RTT (two link delays
+ * and the serialization of a DATA and a SACK) and the rate, and the BDP
+ * its windows follow is the link's, with path.h's quarter of headroom.
+ */
+TEST(every_cc_measures_the_path)
+{
+	/* The window-based CCs fill the link from the initial window within
+	 * a fifth over the ideal FCT; MCC grows by a fraction of a BDP per
+	 * message (§4) and only its delivery is checked.
+	 */
+	static const struct {
+		const char *cc;
+		u32 fct_pct;		/* of the ideal; 0: not checked */
+	} ccs[] = {
+		{ "fixed", 120 }, { "strack", 120 }, { "smartt", 120 },
+		{ "mcc", 0 },
+	};
+	const u64 len = 4U << 20, wire_bps = LINK_MBPS * 1000000ULL / 8;
+	/* Payload bytes per second the link can carry. */
+	const u64 rate = wire_bps * 1400 / (1400 + MPDT_DATA_HLEN + FRAMING);
+	const u64 ideal = len * UNIT_SEC(1) / rate;
+	struct mpdt_params p = default_params();
+	struct report rep;
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(ccs); i++) {
+		struct sim *s = sim_new(&p, mpdt_lb_find("ecmp"),
+					mpdt_cc_find(ccs[i].cc), 40 + i);
+		struct node *a = &s->n[0];
+		bool drained;
+		u64 fct, bdp;
+
+		node_add(a, len);
+		drained = sim_run(s, T0 + UNIT_SEC(10));
+		EXPECT_STREQ("", check_run(s, drained, &rep)) {
+			log_run(_metadata, s);
+		}
+		fct = a->last_at[MPDT_STAT_MSG_ACKED] - T0;
+		bdp = mpdt_bdp(&a->eng.eff);
+		TH_LOG("%s: base RTT %u us, rate %llu B/s, BDP %llu, "
+		       "full %d, FCT %llu (ideal %llu) us",
+		       ccs[i].cc, a->eng.eff.base_rtt_us, a->eng.path.rate,
+		       bdp, a->eng.path.full, fct / 1000, ideal / 1000);
+		EXPECT_LE(2 * LINK_DELAY / 1000, a->eng.eff.base_rtt_us);
+		EXPECT_GE(2 * LINK_DELAY / 1000 + 5, a->eng.eff.base_rtt_us);
+		EXPECT_GE(rate, a->eng.path.rate);
+		if (ccs[i].fct_pct) {
+			EXPECT_TRUE(a->eng.path.full);
+			EXPECT_LE(rate * 9 / 10, a->eng.path.rate);
+			/* BDP: the rate's over the base RTT, + 25%. */
+			EXPECT_LE(rate * 9 / 10 * 2 * LINK_DELAY / UNIT_SEC(1),
+				  bdp);
+			EXPECT_GE(rate * (2 * LINK_DELAY + UNIT_US(6)) /
+				  UNIT_SEC(1) * 5 / 4, bdp);
+			EXPECT_GE(ideal * ccs[i].fct_pct / 100, fct);
+		}
+		sim_free(s);
+	}
+}
+
 /* A sending half idle for the quiet time (nothing queued, nothing heard)
  * starts a new incarnation with its next message: its peer may have
  * forgotten the old one, and adopts the new one at once, having heard
@@ -1853,9 +1917,12 @@ TEST(loss_by_probe)
 	}
 	EXPECT_EQ(1, a->eng.probes);
 	EXPECT_EQ(1, a->tx_retx);
-	/* Probed after probe_mult base RTTs, resent on the answer. */
-	EXPECT_LE(T0 + 3 * UNIT_US(s->p.base_rtt_us), a->first_retx_at);
-	EXPECT_GT(T0 + 5 * UNIT_US(s->p.base_rtt_us), a->first_retx_at);
+	/* Probed probe_mult base RTTs, measured, after the SACK of PSNs
+	 * 0-3 (a round trip in), and resent on its answer (one more).
+	 */
+	EXPECT_LT(0, a->eng.rtt.min_rtt);
+	EXPECT_LE(T0 + 4 * a->eng.rtt.min_rtt, a->first_retx_at);
+	EXPECT_GT(T0 + 6 * a->eng.rtt.min_rtt, a->first_retx_at);
 	sim_free(s);
 }
 
@@ -1892,6 +1959,9 @@ TEST(closed_receiver_gets_one_probe_round)
 	struct node *a = &s->n[0], *b = &s->n[1];
 	u32 i;
 
+	/* The link described (a BDP of 89 packets): all 20 in one window. */
+	s->p.link_mbps = LINK_MBPS;
+	s->p.base_rtt_us = 100;
 	a->stop_on_fail = true;
 	EXPECT_TRUE(sim_run(s, T0 + UNIT_SEC(1)));
 	ASSERT_EQ(1, b->delivered);

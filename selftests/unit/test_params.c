@@ -90,23 +90,36 @@ TEST(fixed_cwnd_below_one_payload_is_refused)
 	EXPECT_STREQ("(accepted)", why(&p));
 }
 
-/* Default BDP 125000 bytes: 1% is 1250 bytes, below a 1400-byte packet. */
-TEST(largest_windows_below_one_payload_are_refused)
+/* A BDP of 125000 bytes: 1% is 1250 bytes, below a 1400-byte packet. */
+static struct mpdt_params described(void)
 {
 	struct mpdt_params p = defaults();
+
+	p.link_mbps = 10000;
+	p.base_rtt_us = 100;
+	return p;
+}
+
+TEST(largest_windows_below_one_payload_are_refused)
+{
+	struct mpdt_params p = described();
 
 	p.strack_max_cwnd_pct = 1;
 	EXPECT_STREQ("strack-max-cwnd-pct of the BDP must be at least one payload",
 		     why(&p));
-	p = defaults();
+	p = described();
 	p.smartt_max_cwnd_pct = 1;
 	EXPECT_STREQ("smartt-max-cwnd-pct of the BDP must be at least one payload",
 		     why(&p));
-	p = defaults();
+	p = described();
 	p.mcc_max_cwnd_pct = 1;
 	EXPECT_STREQ("mcc-max-cwnd-pct of the BDP must be at least one payload",
 		     why(&p));
 	p.mcc_max_cwnd_pct = 2;			/* 2500 bytes */
+	EXPECT_STREQ("(accepted)", why(&p));
+	/* A measured BDP is never below a payload: nothing to refuse. */
+	p.mcc_max_cwnd_pct = 1;
+	p.base_rtt_us = 0;
 	EXPECT_STREQ("(accepted)", why(&p));
 }
 
@@ -159,11 +172,17 @@ TEST(prime_layout_that_does_not_fit_is_refused)
 	EXPECT_STREQ(msg, why(&p));
 }
 
-/* The low end of every range has a BDP of 0 bytes: refused. */
+/* The low end of every range measures the path (link-mbps and base-rtt-us
+ * 0) and is consistent; with the smallest link and base RTT configured
+ * instead, the BDP is 0 bytes: refused.
+ */
 TEST(every_range_minimum_together_is_refused)
 {
 	struct mpdt_params p = at_range_ends(false);
 
+	EXPECT_STREQ("(accepted)", why(&p));
+	p.link_mbps = 1;
+	p.base_rtt_us = 1;
 	EXPECT_STREQ("link-mbps * base-rtt-us / 8 (the BDP) must be at least one payload",
 		     why(&p));
 }

@@ -27,6 +27,7 @@
 #include "sack.h"
 #include "scoreboard.h"
 #include "rtt.h"
+#include "path.h"
 #include "params.h"
 #include "lb.h"
 #include "cc.h"

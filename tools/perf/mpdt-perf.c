@@ -2293,6 +2293,9 @@ static void print_mpdt_stats(FILE *o, const struct cflow *c)
 	ju64(o, "bytes_acked", mi->mi_bytes_acked);
 	ju64(o, "srtt_us", mi->mi_srtt_us);
 	ju64(o, "min_rtt_us", mi->mi_min_rtt_us);
+	ju64(o, "base_rtt_us", mi->mi_base_rtt_us);
+	ju64(o, "bdp", mi->mi_bdp);
+	ju64(o, "delivery_rate", mi->mi_delivery_rate);
 	ju64(o, "cwnd", mi->mi_cwnd);
 	ju64(o, "state", mi->mi_state);
 }

@@ -89,6 +89,9 @@ struct mpdt_info {
 	__u32	mi_ev;			/* last entropy chosen */
 	char	mi_lb[MPDT_ALGO_NAME_MAX];
 	char	mi_cc[MPDT_ALGO_NAME_MAX];
+	__u32	mi_base_rtt_us;		/* the CC's: configured or measured */
+	__u32	mi_bdp;			/* bytes, the CC's */
+	__u64	mi_delivery_rate;	/* bytes/s, measured */
 };
 
 /*
@@ -284,6 +287,9 @@ enum mpdt_conn_attr {
 	MPDT_CONN_A_BYTES_ACKED,	/* u64 */
 	MPDT_CONN_A_SOCK_INODE,		/* u64: the socket's inode, 0 once closed */
 	MPDT_CONN_A_UID,		/* u32: the socket's owner */
+	MPDT_CONN_A_BASE_RTT_US,	/* u32 */
+	MPDT_CONN_A_BDP,		/* u32, bytes */
+	MPDT_CONN_A_DELIVERY_RATE,	/* u64, bytes per second */
 	__MPDT_CONN_A_MAX
 };
 

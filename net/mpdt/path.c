@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Delivery rate and BDP of a connection's path (path.h).  Pure core. */
+#include "path.h"
+
+#define MPDT_NSEC_PER_SEC	(1000ULL * 1000 * 1000)
+
+void mpdt_path_init(struct mpdt_path *p)
+{
+	memset(p, 0, sizeof(*p));
+}
+
+static void start_round(struct mpdt_path *p, u64 sent_ns, bool app_limited,
+			u64 now)
+{
+	p->start_ns = now;
+	p->start_sent_ns = sent_ns;
+	p->delivered = 0;
+	p->app_limited = app_limited;
+}
+
+/* BBR's full-pipe test: three rounds, not limited by the application,
+ * without 25% more than the last growth.
+ */
+static void check_full(struct mpdt_path *p, u64 rate)
+{
+	if (p->full || p->app_limited)
+		return;
+	if (rate >= p->full_rate + p->full_rate / 4) {
+		p->full_rate = rate;
+		p->full_count = 0;
+	} else if (++p->full_count >= MPDT_PATH_FULL_ROUNDS) {
+		p->full = true;
+	}
+}
+
+static void end_round(struct mpdt_path *p, u64 rate)
+{
+	u32 i, n;
+
+	check_full(p, rate);
+	/* A round short of data says nothing of the path unless it beat
+	 * the estimate: it carries the estimate on instead.
+	 */
+	if (p->app_limited)
+		rate = max(rate, p->rate);
+	p->rate_at[p->rounds++ % MPDT_PATH_ROUNDS] = rate;
+	n = min_t(u32, p->rounds, MPDT_PATH_ROUNDS);
+	p->rate = 0;
+	for (i = 0; i < n; i++)
+		p->rate = max(p->rate, p->rate_at[i]);
+}
+
+bool mpdt_path_on_ack(struct mpdt_path *p, u64 acked, u64 sent_ns,
+		      u64 base_rtt_ns, bool app_limited, u64 now)
+{
+	u64 ack_span, send_span = 0;
+
+	if (!p->start_ns || now < p->start_ns) {
+		start_round(p, sent_ns, app_limited, now);
+		return false;
+	}
+	p->delivered += acked;
+	p->app_limited |= app_limited;
+	ack_span = now - p->start_ns;
+	if (ack_span < max(base_rtt_ns, 1ULL))
+		return false;
+	if (sent_ns > p->start_sent_ns && p->start_sent_ns)
+		send_span = sent_ns - p->start_sent_ns;
+	end_round(p, mpdt_mul_div(p->delivered, MPDT_NSEC_PER_SEC,
+				  max(ack_span, send_span)));
+	start_round(p, sent_ns, app_limited, now);
+	return true;
+}
+
+u64 mpdt_path_bdp(const struct mpdt_path *p, u64 base_rtt_ns, u32 mss)
+{
+	u64 bdp = mpdt_mul_div(p->rate, base_rtt_ns, MPDT_NSEC_PER_SEC);
+
+	if (!p->full)
+		return max(2 * bdp, (u64)MPDT_PATH_IW_PKTS * mss);
+	return max(bdp + bdp / 4, (u64)mss);
+}

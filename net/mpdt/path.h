@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What a connection measures of its path for the parameters nobody
+ * configured (link-mbps and base-rtt-us 0): the bottleneck rate, from the
+ * bytes the peer reports delivered, and with the base RTT (rtt.h) the
+ * bandwidth-delay product every CC and LB scales from.  Pure core.
+ *
+ * The rate is BBR's delivery rate (Cardwell et al., "BBR: Congestion-Based
+ * Congestion Control", ACM Queue 2016; draft-cheng-iccrg-delivery-rate-
+ * estimation): bytes delivered over a round of at least one base RTT,
+ * divided by the longer of the round's ACK span and the span of the send
+ * times its SACKs echo, so that SACKs bunched after a host stall do not
+ * inflate it; the maximum of the last MPDT_PATH_ROUNDS rounds is the
+ * estimate, and a round in which the sender ran out of data (application
+ * limited) may raise it but never lower it.
+ *
+ * Startup: until the pipe is full (three rounds in a row without 25%
+ * growth, BBR's full-pipe test) the BDP reported is twice the measured
+ * one and never below the initial window of RFC 6928, so the windows the
+ * CCs derive from it can double every round, as slow start does.  Once
+ * full it carries a quarter of headroom, so a flow still finds bandwidth
+ * that others leave (BBR's probing gain, 1.25).
+ */
+#ifndef _MPDT_PATH_H
+#define _MPDT_PATH_H
+
+#include "core.h"
+
+#define MPDT_PATH_ROUNDS	10	/* BBR's bandwidth filter */
+#define MPDT_PATH_IW_PKTS	10	/* RFC 6928 */
+#define MPDT_PATH_FULL_ROUNDS	3	/* BBR: no 25% growth in 3 rounds */
+/* Base RTT assumed before the first sample: a LAN's order (RFC 6298
+ * starts its RTO at 1 s; timers here have their own floor, rto-min).
+ */
+#define MPDT_PATH_RTT_GUESS_NS	(1000ULL * 1000)
+
+struct mpdt_path {
+	/* The round in progress: since the SACK at @start_ns, which echoed a
+	 * packet sent at @start_sent_ns.
+	 */
+	u64 start_ns;
+	u64 start_sent_ns;
+	u64 delivered;		/* bytes this round */
+	bool app_limited;	/* ran out of data this round */
+	u32 rounds;		/* completed */
+	u64 rate_at[MPDT_PATH_ROUNDS];	/* bytes/s, by round % N */
+	u64 rate;		/* the estimate: max of rate_at[], bytes/s */
+	u64 full_rate;		/* of the last 25% growth */
+	u32 full_count;		/* rounds since it */
+	bool full;
+};
+
+void mpdt_path_init(struct mpdt_path *p);
+/* A SACK reported @acked more bytes delivered at @now and echoed the send
+ * time @sent_ns (0: none); @app_limited: the sender had nothing more to
+ * send.  True when a round closed (the estimate may have moved).
+ */
+bool mpdt_path_on_ack(struct mpdt_path *p, u64 acked, u64 sent_ns,
+		      u64 base_rtt_ns, bool app_limited, u64 now);
+/* The BDP in bytes the CCs may assume over @base_rtt_ns (at least @mss). */
+u64 mpdt_path_bdp(const struct mpdt_path *p, u64 base_rtt_ns, u32 mss);
+
+#endif /* _MPDT_PATH_H */

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Path estimator (net/mpdt/path.c): the delivery rate over rounds of at
+ * least one base RTT, its maximum over MPDT_PATH_ROUNDS rounds, rounds
+ * short of data that never lower it, SACKs bunched after a stall that do
+ * not inflate it, and the BDP with BBR's startup and full-pipe test.
+ */
+#include "unit.h"
+#include "kselftest_harness.h"
+
+#define MSS		1400
+#define RTT		UNIT_US(100)
+#define T0		UNIT_SEC(1)
+/* One SACK every 10 us with 1250 bytes: 125 MB/s (1 Gbit/s). */
+#define GAP		UNIT_US(10)
+#define BYTES		1250
+#define RATE		125000000ULL
+
+/* A sender that feeds SACKs: when, what they echo, and how much each. */
+struct feed {
+	struct mpdt_path p;
+	u64 now;
+	u32 rounds;		/* rounds closed */
+};
+
+static void feed_init(struct feed *f)
+{
+	mpdt_path_init(&f->p);
+	f->now = T0;
+	f->rounds = 0;
+	/* The first SACK only opens the first round. */
+	mpdt_path_on_ack(&f->p, 0, f->now - RTT, RTT, false, f->now);
+}
+
+/* @n SACKs, @gap apart, each @bytes more delivered, echoing packets sent
+ * one RTT before (so the send span equals the ACK span).
+ */
+static void feed(struct feed *f, u32 n, u64 gap, u64 bytes, bool app_limited)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		f->now += gap;
+		f->rounds += mpdt_path_on_ack(&f->p, bytes, f->now - RTT, RTT,
+					      app_limited, f->now);
+	}
+}
+
+TEST(no_measurement_is_the_initial_window)
+{
+	struct mpdt_path p;
+
+	mpdt_path_init(&p);
+	EXPECT_EQ(0ULL, p.rate);
+	EXPECT_EQ((u64)MPDT_PATH_IW_PKTS * MSS, mpdt_path_bdp(&p, RTT, MSS));
+}
+
+/* Ten SACKs close a round of 100 us: 12500 bytes, 125 MB/s exactly. */
+TEST(steady_rate_is_measured_exactly)
+{
+	struct feed f;
+
+	feed_init(&f);
+	feed(&f, 10, GAP, BYTES, false);
+	EXPECT_EQ(1, f.rounds);
+	EXPECT_EQ(RATE, f.p.rate);
+	/* Startup: twice the BDP of 12500 bytes, and the IW floor. */
+	EXPECT_FALSE(f.p.full);
+	EXPECT_EQ(25000ULL, mpdt_path_bdp(&f.p, RTT, MSS));
+}
+
+/* BBR's full-pipe test: the first round sets the mark, three more without
+ * 25% growth fill the pipe; then a quarter of headroom, not double.
+ */
+TEST(pipe_is_full_after_three_rounds_without_growth)
+{
+	struct feed f;
+
+	feed_init(&f);
+	feed(&f, 10 * 3, GAP, BYTES, false);
+	EXPECT_EQ(3, f.rounds);
+	EXPECT_FALSE(f.p.full);
+	feed(&f, 10, GAP, BYTES, false);
+	EXPECT_TRUE(f.p.full);
+	EXPECT_EQ(12500ULL + 3125, mpdt_path_bdp(&f.p, RTT, MSS));
+}
+
+/* Growth of a quarter or more each round keeps the pipe filling. */
+TEST(growing_rate_keeps_startup)
+{
+	struct feed f;
+	u64 bytes = BYTES;
+	u32 r;
+
+	feed_init(&f);
+	for (r = 0; r < 8; r++, bytes *= 2)
+		feed(&f, 10, GAP, bytes, false);
+	EXPECT_EQ(8, f.rounds);
+	EXPECT_FALSE(f.p.full);
+	EXPECT_EQ(RATE << 7, f.p.rate);
+	EXPECT_EQ(2 * (12500ULL << 7), mpdt_path_bdp(&f.p, RTT, MSS));
+}
+
+/* The maximum of MPDT_PATH_ROUNDS rounds: a lower rate shows only once the
+ * last round at the higher one left the window.
+ */
+TEST(lower_rate_shows_after_the_window)
+{
+	struct feed f;
+
+	feed_init(&f);
+	feed(&f, 10, GAP, BYTES, false);
+	feed(&f, 10 * (MPDT_PATH_ROUNDS - 1), GAP, BYTES / 5, false);
+	EXPECT_EQ(RATE, f.p.rate);
+	feed(&f, 10, GAP, BYTES / 5, false);
+	EXPECT_EQ(RATE / 5, f.p.rate);
+}
+
+/* Rounds short of data (the sender had nothing queued) say nothing of the
+ * path: however many, they never lower the estimate; one faster does
+ * raise it.
+ */
+TEST(app_limited_rounds_never_lower_the_rate)
+{
+	struct feed f;
+
+	feed_init(&f);
+	feed(&f, 10, GAP, BYTES, false);
+	feed(&f, 10 * 3 * MPDT_PATH_ROUNDS, GAP, BYTES / 10, true);
+	EXPECT_EQ(RATE, f.p.rate);
+	feed(&f, 10, GAP, 2 * BYTES, true);
+	EXPECT_EQ(2 * RATE, f.p.rate);
+	/* Nor do they count towards a full pipe. */
+	EXPECT_FALSE(f.p.full);
+}
+
+/* Packet k is sent at T0 + k * GAP; its SACK normally comes one RTT later.
+ * A stalled host gets the SACKs of packets 12-24 bunched 0.1 us apart at
+ * the time the last of them was due: the first closes a round (a slow
+ * one), and the next round holds the other twelve and the ten normal
+ * SACKs after them, 22 packets over an ACK span of one RTT.  Their send
+ * times span 220 us: the longer span divides (the delivery-rate draft's
+ * send/ACK rule), and the rate stays the link's.
+ */
+TEST(bunched_sacks_do_not_inflate_the_rate)
+{
+	struct mpdt_path p;
+	u32 rounds = 0, k;
+	u64 now;
+
+	mpdt_path_init(&p);
+	for (k = 0; k <= 11; k++) {
+		now = T0 + k * GAP + RTT;
+		rounds += mpdt_path_on_ack(&p, BYTES, now - RTT, RTT, false,
+					   now);
+	}
+	EXPECT_EQ(1, rounds);
+	EXPECT_EQ(RATE, p.rate);
+	for (k = 12; k <= 24; k++) {
+		now = T0 + 24 * GAP + RTT + (k - 12) * 100;
+		rounds += mpdt_path_on_ack(&p, BYTES, T0 + k * GAP, RTT,
+					   false, now);
+	}
+	for (k = 25; k <= 34; k++) {
+		now = T0 + k * GAP + RTT;
+		rounds += mpdt_path_on_ack(&p, BYTES, now - RTT, RTT, false,
+					   now);
+	}
+	EXPECT_EQ(3, rounds);
+	EXPECT_EQ(RATE, p.rate);
+}
+
+/* A clock that went back (a forged or reordered timestamp) restarts the
+ * round instead of dividing by a wrapped span; a base RTT of 0 is one ns.
+ */
+TEST(clock_going_back_restarts_the_round)
+{
+	struct feed f;
+
+	feed_init(&f);
+	EXPECT_FALSE(mpdt_path_on_ack(&f.p, BYTES, 0, RTT, false, T0 - 1));
+	EXPECT_EQ(T0 - 1, f.p.start_ns);
+	EXPECT_TRUE(mpdt_path_on_ack(&f.p, BYTES, 0, 0, false, T0));
+	EXPECT_EQ((u64)BYTES * 1000000000ULL, f.p.rate);
+}
+
+TEST_HARNESS_MAIN
