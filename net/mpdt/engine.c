@@ -63,13 +63,17 @@ u64 mpdt_eng_quiet_ns(const struct mpdt_params *p)
 
 /* The base RTT of the path, the one every CC and LB scales from: the
  * configured base-rtt-us, or the windowed minimum of the samples (rtt.h),
- * or before the first sample a guess.
+ * or before the first sample a guess.  Never below a microsecond, the
+ * smallest configurable: a sample of 0 (a forged echo, a coarse clock)
+ * would make the probe interval 0, a timer storm.
  */
 static u64 path_rtt_ns(const struct mpdt_eng *e)
 {
 	if (e->params->base_rtt_us)
 		return us_to_ns(e->params->base_rtt_us);
-	return e->rtt.samples ? e->rtt.min_rtt : MPDT_PATH_RTT_GUESS_NS;
+	if (!e->rtt.samples)
+		return MPDT_PATH_RTT_GUESS_NS;
+	return max(e->rtt.min_rtt, MPDT_NSEC_PER_USEC);
 }
 
 /* The base RTT of the timers (probes, the policies' RTT): never below the
@@ -90,16 +94,16 @@ static bool moved(u64 was, u64 now)
 	return d > was / 8;
 }
 
-/* Rebuild e->eff from the live parameters and the path; true if its base
- * RTT or BDP moved by more than an eighth, enough to rescale the CC.
+/* Rebuild e->eff from the live parameters and the path if its base RTT
+ * or BDP moved by more than an eighth (or @force), and say whether it did:
+ * e->eff is always what the CC and the LB were last scaled with.
  */
-static bool path_refresh(struct mpdt_eng *e)
+static bool path_refresh(struct mpdt_eng *e, bool force)
 {
 	const struct mpdt_params *p = e->params;
 	u64 rtt_us = clamp(mpdt_div(path_rtt_ns(e), MPDT_NSEC_PER_USEC),
 			   1ULL, (u64)U32_MAX);
-	u64 old_bdp = mpdt_bdp(&e->eff), mbps = p->link_mbps, bdp;
-	u32 old_rtt_us = e->eff.base_rtt_us;
+	u64 mbps = p->link_mbps, bdp;
 
 	/* A BDP of one payload at least, as mpdt_params_invalid() asks of
 	 * a configured one: SMaRTT's fair decrease divides by it.
@@ -112,10 +116,13 @@ static bool path_refresh(struct mpdt_eng *e)
 		mbps = min_t(u64, mpdt_add_sat(mpdt_mul_div(bdp, 8, rtt_us), 1),
 			     U32_MAX);
 	}
+	if (!force && !moved(e->eff.base_rtt_us, rtt_us) &&
+	    !moved(mpdt_bdp(&e->eff), mbps * rtt_us / 8))
+		return false;
 	e->eff = *p;
 	e->eff.base_rtt_us = rtt_us;
 	e->eff.link_mbps = mbps;
-	return moved(old_rtt_us, rtt_us) || moved(old_bdp, mpdt_bdp(&e->eff));
+	return true;
 }
 
 /* A SACK told us of @acked bytes delivered and echoed @echo_ts (0 if it
@@ -127,8 +134,8 @@ static void path_on_ack(struct mpdt_eng *e, u64 acked, u64 echo_ts,
 	bool round = mpdt_path_on_ack(&e->path, acked, echo_ts,
 				      path_rtt_ns(e), !e->tx_next, now);
 
-	if ((round || e->rtt.min_rtt != old_min_rtt) && path_refresh(e) &&
-	    e->cc.ops->rescale)
+	if ((round || e->rtt.min_rtt != old_min_rtt) &&
+	    path_refresh(e, false) && e->cc.ops->rescale)
 		e->cc.ops->rescale(&e->cc, &e->eff);
 }
 
@@ -240,7 +247,7 @@ void mpdt_eng_start(struct mpdt_eng *e, struct mpdt_sb_pkt *ring, u32 nonce,
 	mpdt_rtt_init(&e->rtt);
 	mpdt_path_init(&e->path);
 	e->cc.mss = p->payload;
-	path_refresh(e);
+	path_refresh(e, true);
 	if (e->lb.priv)
 		memset(e->lb.priv, 0, e->lb.priv_len);
 	if (e->cc.priv)

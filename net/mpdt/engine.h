@@ -101,8 +101,8 @@ struct mpdt_eng {
 	struct mpdt_path path;
 	/* The netns's parameters with the path's base RTT and BDP (link
 	 * speed) for those configured 0, measured (path.h): what the load
-	 * balancer and the congestion control scale from.  Refreshed when a
-	 * measurement closes a round.
+	 * balancer and the congestion control were last scaled with.  Taken
+	 * again when a measurement moves either by more than an eighth.
 	 */
 	struct mpdt_params eff;
 	struct mpdt_lb lb;

@@ -399,11 +399,16 @@ u32 mpdt_sb_on_rto(struct mpdt_sb *sb, u64 now)
 	return n;
 }
 
+/* No probe while the last one's losses are unheeded (detect_probe()): its
+ * answer could declare nothing, and the RTO retries what they did not
+ * repair.  Probing on meanwhile would only load the path, every probe
+ * interval until a backed-off RTO.
+ */
 u64 mpdt_sb_probe_deadline(const struct mpdt_sb *sb, u64 interval_ns)
 {
 	u64 last = sb->last_sack_ns;
 
-	if (mpdt_sb_idle(sb))
+	if (mpdt_sb_idle(sb) || sb->probe_unheeded)
 		return 0;
 	if (sb->probe_out && sb->probe_sent_ns > last)
 		last = sb->probe_sent_ns;

@@ -126,7 +126,6 @@ static struct conn {
 	const struct mpdt_cc_ops *cc_ops;
 	/* The sender's incarnation. */
 	u32 nonce;
-	u64 cwnd_max;
 	u64 retx_base[__MPDT_RETX_MAX];	/* loss counts at its start */
 	u32 sent_done, acked_done;	/* packets of its acked messages */
 	bool excused;	/* a forged SACK was accepted, or a new receiver */
@@ -598,11 +597,6 @@ static void create(void)
 /* tx.c tx_start(): a new incarnation of the sending half. */
 static void start(void)
 {
-	struct mpdt_strack_consts sk;
-	struct mpdt_smartt_consts mk;
-	const char *name = c.cc_ops->name;
-	struct mpdt_cc *cc = &c.tx.cc;
-
 	c.nonce++;
 	FZ_TRACE("  new incarnation %u", c.nonce);
 	mpdt_eng_start(&c.tx, sb_ring, c.nonce,
@@ -613,21 +607,33 @@ static void start(void)
 	c.acked_done = 0;
 	c.excused = false;
 	c.refused = false;
+}
 
-	/* The CC's largest window, from the parameters of this moment. */
-	c.cwnd_max = 0x7fffffff;
-	if (!strcmp(name, "fixed")) {
-		c.cwnd_max = cc->cwnd;
-	} else if (!strcmp(name, "strack")) {
-		mpdt_strack_consts(&c.p, cc->mss, &sk);
-		c.cwnd_max = sk.max_cwnd;
-	} else if (!strcmp(name, "smartt")) {
-		mpdt_smartt_consts(&c.p, cc->mss, &mk);
-		c.cwnd_max = mk.max_cwnd;
-	} else if (!strcmp(name, "mcc")) {
-		c.cwnd_max = mpdt_cc_max_cwnd(&c.p, c.p.mcc_max_cwnd_pct,
-					      cc->mss);
+/* The CC's largest window, from the parameters the engine last scaled it
+ * with (eng->eff: configured, or the measured path).
+ */
+static u64 cwnd_max(void)
+{
+	const struct mpdt_params *p = &c.tx.eff;
+	const char *name = c.cc_ops->name;
+	struct mpdt_strack_consts sk;
+	struct mpdt_smartt_consts mk;
+	u32 mss = c.tx.cc.mss;
+
+	if (!strcmp(name, "fixed"))
+		return clamp(p->fixed_cwnd ? p->fixed_cwnd : mpdt_bdp(p),
+			     (u64)mss, 0x7fffffffULL);
+	if (!strcmp(name, "strack")) {
+		mpdt_strack_consts(p, mss, &sk);
+		return sk.max_cwnd;
 	}
+	if (!strcmp(name, "smartt")) {
+		mpdt_smartt_consts(p, mss, &mk);
+		return mk.max_cwnd;
+	}
+	if (!strcmp(name, "mcc"))
+		return mpdt_cc_max_cwnd(p, p->mcc_max_cwnd_pct, mss);
+	return 0x7fffffff;
 }
 
 /* socket.c and tx.c: queue a message, start an incarnation if needed.
@@ -982,7 +988,7 @@ FZ_NOCOV static void check_sender(void)
 {
 	const struct mpdt_sb *sb = &c.tx.sb;
 	u32 psn, lost = 0, first = 0, acked = 0, msgs_acked, i;
-	u64 claimed = 0;
+	u64 claimed = 0, max;
 	struct mpdt_sb copy;
 
 	msgs_acked = check_msgs();
@@ -1050,9 +1056,10 @@ FZ_NOCOV static void check_sender(void)
 			  i, (unsigned long long)(c.stats[0][MPDT_STAT_RETX_OOO + i] -
 						 c.retx_base[i]),
 			  (unsigned long long)sb->retx[i]);
-	FZ_ASSERT(c.tx.cc.cwnd >= c.tx.cc.mss && c.tx.cc.cwnd <= c.cwnd_max,
+	max = cwnd_max();
+	FZ_ASSERT(c.tx.cc.cwnd >= c.tx.cc.mss && c.tx.cc.cwnd <= max,
 		  "%s cwnd %u outside [%u, %llu]", c.cc_ops->name,
-		  c.tx.cc.cwnd, c.tx.cc.mss, (unsigned long long)c.cwnd_max);
+		  c.tx.cc.cwnd, c.tx.cc.mss, (unsigned long long)max);
 }
 
 /* EPSN monotonic while the receiver keeps an incarnation: after each

@@ -786,6 +786,10 @@ TEST_F(sb, probe_declares_again_only_after_an_ack)
 	ASSERT_EQ(MPDT_SB_OK, probe_ack(self));
 	EXPECT_EQ(4U, self->ack.lost);
 	resend_all_lost(self);
+	/* Its losses unheeded, no further probe is due: the RTO retries
+	 * (a probe every interval could declare nothing).
+	 */
+	EXPECT_EQ(0ULL, mpdt_sb_probe_deadline(&self->sb, PROBE_IVL));
 	tick(self, PROBE_IVL);
 	mpdt_sb_on_probe_sent(&self->sb, self->clk.now);
 	tick(self, UNIT_US(1));
@@ -796,6 +800,8 @@ TEST_F(sb, probe_declares_again_only_after_an_ack)
 	deliver(self, 0);
 	ASSERT_EQ(MPDT_SB_OK, sack(self));
 	EXPECT_EQ(1U, self->ack.acked_pkts);
+	EXPECT_EQ(self->clk.now + PROBE_IVL,
+		  mpdt_sb_probe_deadline(&self->sb, PROBE_IVL));
 	tick(self, PROBE_IVL);
 	mpdt_sb_on_probe_sent(&self->sb, self->clk.now);
 	tick(self, UNIT_US(1));
