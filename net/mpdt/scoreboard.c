@@ -359,10 +359,22 @@ enum mpdt_sb_verdict mpdt_sb_on_sack(struct mpdt_sb *sb,
 	return MPDT_SB_OK;
 }
 
+/* A NACK of a packet resent after the RTO answers F-RTO's question
+ * (RFC 5682 3.1 step 2b): the receiver saw the retransmission, not the
+ * original, so the timeout was genuine and the recovery goes on as usual;
+ * waiting for the next, backed-off RTO to resend would stall it.
+ */
 bool mpdt_sb_on_nack(struct mpdt_sb *sb, u32 psn)
 {
-	if (!mpdt_sb_tracked(sb, psn) || mpdt_sb_at(sb, psn)->state != MPDT_SB_INFLIGHT)
+	struct mpdt_sb_pkt *p;
+
+	if (!mpdt_sb_tracked(sb, psn))
 		return false;
+	p = mpdt_sb_at(sb, psn);
+	if (p->state != MPDT_SB_INFLIGHT)
+		return false;
+	if (sb->rto_verify && p->sent_ns >= sb->rto_at_ns)
+		sb->rto_verify = false;
 	declare_lost(sb, psn, MPDT_RETX_NACK);
 	return true;
 }
@@ -399,7 +411,9 @@ u32 mpdt_sb_on_rto(struct mpdt_sb *sb, u64 now)
 	return n;
 }
 
-/* No probe while the last one's losses are unheeded (detect_probe()): its
+/* A probe asks about the packets in flight (§3.3.2).  None with every
+ * unacknowledged packet declared lost and waiting for its resend, and no
+ * probe while the last one's losses are unheeded (detect_probe()): its
  * answer could declare nothing, and the RTO retries what they did not
  * repair.  Probing on meanwhile would only load the path, every probe
  * interval until a backed-off RTO.
@@ -408,7 +422,7 @@ u64 mpdt_sb_probe_deadline(const struct mpdt_sb *sb, u64 interval_ns)
 {
 	u64 last = sb->last_sack_ns;
 
-	if (mpdt_sb_idle(sb) || sb->probe_unheeded)
+	if (sb->nxt - sb->una == sb->lost_pending || sb->probe_unheeded)
 		return 0;
 	if (sb->probe_out && sb->probe_sent_ns > last)
 		last = sb->probe_sent_ns;

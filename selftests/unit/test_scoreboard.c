@@ -353,6 +353,34 @@ TEST_F(sb, genuine_rto_lets_the_other_repairs_go)
 	EXPECT_EQ(2U, psn);
 }
 
+/* The resend after an RTO trimmed (NACKed): the receiver saw it, not the
+ * original, so the timeout was genuine (RFC 5682 3.1 step 2b) and every
+ * loss may be repaired at once, the NACKed resend first, without waiting
+ * for the next RTO.  Meanwhile, with every unacknowledged packet lost,
+ * there is nothing in flight to probe about.
+ */
+TEST_F(sb, nack_of_the_rto_resend_ends_verification)
+{
+	u32 psn;
+
+	send(self, 4);
+	tick(self, RTO);
+	mpdt_sb_on_rto(&self->sb, self->clk.now);
+	EXPECT_EQ(0ULL, mpdt_sb_probe_deadline(&self->sb, PROBE_IVL));
+	ASSERT_TRUE(mpdt_sb_next_lost(&self->sb, &psn));
+	mpdt_sb_resent(&self->sb, psn, 1, self->clk.now);
+	EXPECT_EQ(self->clk.now + PROBE_IVL,
+		  mpdt_sb_probe_deadline(&self->sb, PROBE_IVL));
+	EXPECT_FALSE(mpdt_sb_next_lost(&self->sb, &psn));
+	tick(self, UNIT_US(5));
+	ASSERT_TRUE(mpdt_sb_on_nack(&self->sb, 0));
+	EXPECT_FALSE(self->sb.rto_verify);
+	EXPECT_EQ(0ULL, self->sb.rto_undone);
+	EXPECT_STREQ("LLLL", states(self));
+	EXPECT_EQ(0ULL, mpdt_sb_probe_deadline(&self->sb, PROBE_IVL));
+	EXPECT_EQ(4U, resend_all_lost(self));
+}
+
 /* A SACK that acknowledges nothing new says nothing about the timeout:
  * the verdict waits for one that does.
  */
