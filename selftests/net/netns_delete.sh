@@ -40,7 +40,7 @@ pids_of() {
 
 round() {
 	local action=$1 n=$2 rpid spid wait_ms
-	setup_pair >/dev/null
+	setup_pair
 	bg ip netns exec "$NS_B" "$MSG" recv -p 7500 -n 50 -m 65536 -M 4194304 \
 		-s "$((MPDT_SEED + n))" -t 60 -r "$WORKDIR/ready.$n" >/dev/null 2>&1
 	rpid=$BG_PID

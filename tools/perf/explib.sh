@@ -39,11 +39,12 @@ exp_setup() {
 	trap _exp_cleanup EXIT
 }
 
-# exp_fabric: the 2x4x4 fabric at RATE with PRIME's EV-aware leaves
-# (fabric_ev_routing, prime-uplinks 4 in every host).
+# exp_fabric: the 2x4x4 fabric at RATE, DELAY ms per host link (default
+# 1), with PRIME's EV-aware leaves (fabric_ev_routing, prime-uplinks 4 in
+# every host).
 exp_fabric() {
 	local ns
-	FABRIC_QUIET=1 fabric_create 2 4 4 "$RATE" 1 || return 1
+	FABRIC_QUIET=1 fabric_create 2 4 4 "$RATE" "${DELAY:-1}" || return 1
 	fabric_ev_routing "$(cat /sys/module/mpdt/parameters/entropy_base)" 4 ||
 		return 1
 	for ns in "${FABRIC_HOST_NS[@]}"; do

@@ -3,7 +3,7 @@
 #
 # spray_fct.sh - the load-balancing experiment (run as root in the test VM,
 # with the module and tools built): on selftests/net/fabric.sh's 2 leaves x
-# 4 hosts x 4 spines at 10 Mbit/s, a permutation (host I of leaf 1 <-> host
+# 4 hosts x 4 spines at 10 Mbit/s (1 ms host link delay), a permutation (host I of leaf 1 <-> host
 # I of leaf 2, 8 flows of 4 MiB) over TCP, MPTCP with 4 subflows, and MPDT
 # with each load-balancing policy, all in one VM run, plus one MPDT flow
 # alone on the idle fabric.  Prints a table of max FCT / ideal (FCT from
@@ -14,9 +14,18 @@
 #
 #   make module tools && tools/testing/vm/run.sh -t 1800 -- tools/perf/spray_fct.sh
 #
-# Environment: SPRAY_RATE (link Mbit/s, default 10), SPRAY_SIZE (default 4M), SPRAY_LBS (default "ecmp oblivious
-# bitmap reps prime paralet"), SPRAY_CC (MPDT congestion control, default
-# fixed), SPRAY_MPDT_PARAMS (insmod parameters), SPRAY_OUT (results,
+# MPDT runs with the module's defaults: it measures the fabric's base RTT
+# and rate itself.  One more row, mpdt-tuned, runs oblivious spraying with
+# the hand-tuned set the experiment used before MPDT measured its path
+# (SPRAY_TUNED, in every host's netns, then put back), to show what the
+# defaults leave on the table.
+#
+# Environment: SPRAY_RATE (link Mbit/s, default 10), SPRAY_SIZE (default
+# 4M), SPRAY_LBS (default "ecmp oblivious bitmap reps prime paralet"),
+# SPRAY_CC (MPDT congestion control, default: the module's), SPRAY_DELAY
+# (host link delay in ms, default 1), SPRAY_MPDT_PARAMS (insmod
+# parameters, default none), SPRAY_TUNED ("mpdt param set" arguments of
+# the mpdt-tuned row, with cc; empty: no such row), SPRAY_OUT (results,
 # default $MPDT_RESULTS_DIR/spray_fct or /tmp/spray_fct).
 set -uo pipefail
 
@@ -24,12 +33,15 @@ PERF_DIR=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$PERF_DIR/../.." && pwd)
 RATE=${SPRAY_RATE:-10}
 SIZE=${SPRAY_SIZE:-4M}
+DELAY=${SPRAY_DELAY:-1}
 LBS=${SPRAY_LBS:-ecmp oblivious bitmap reps prime paralet}
-CC=${SPRAY_CC:-fixed}
+CC=${SPRAY_CC:-}
+MPDT_PARAMS=${SPRAY_MPDT_PARAMS-}
 # The fixed window: about four BDPs of the fabric (9 ms base RTT at
 # 10 Mbit/s), as queueing and TCG's stalls stretch the RTT under load
 # (two BDPs gave 1.8x ideal where four give 1.5x).
-MPDT_PARAMS=${SPRAY_MPDT_PARAMS:-link_mbps=$RATE base_rtt_us=9000 fixed_cwnd=48000 rto_min_us=50000}
+TUNED=${SPRAY_TUNED-cc fixed link-mbps $RATE base-rtt-us 9000 fixed-cwnd 48000 rto-min-us 50000}
+CLI=$REPO/tools/mpdt/mpdt
 OUT=${SPRAY_OUT:-${MPDT_RESULTS_DIR:-/tmp}/spray_fct}
 # shellcheck source=tools/perf/explib.sh
 . "$PERF_DIR/explib.sh"
@@ -62,23 +74,47 @@ print("(x_ideal: FCT / (size / %s Mbit/s), the largest over the flows; "
 PY
 }
 
+# set_all ARGS...: mpdt param set ARGS in every host's netns.
+set_all() {
+	local ns
+	for ns in "${FABRIC_HOST_NS[@]}"; do
+		"$CLI" -n "$ns" param set "$@" >/dev/null || return 1
+	done
+}
+
+# The mpdt-tuned row: TUNED in every host, then the values before it.
+run_tuned() {
+	local ns=${FABRIC_HOST_NS[0]} args=() before=() k
+	read -ra args <<<"$TUNED"
+	for ((k = 0; k < ${#args[@]}; k += 2)); do
+		before+=("${args[k]}" "$("$CLI" -n "$ns" param show |
+			awk -v k="${args[k]}" '$1 == k { print $2 }')")
+	done
+	set_all "${args[@]}" || return 1
+	run mpdt-tuned -P mpdt --lb oblivious fabric-permutation
+	set_all "${before[@]}"
+}
+
 main() {
-	local lb rc
+	local lb rc cc_args=()
+	[[ -z $CC ]] || cc_args=(--cc "$CC")
 	exp_setup "$MPDT_PARAMS" || exit 1
 	exp_fabric || exit 1
-	log "results in $OUT; 2x4x4 fabric, $RATE Mbit/s, flows of $SIZE; mpdt: $MPDT_PARAMS, cc $CC"
-	run mpdt-alone -P mpdt --lb oblivious --cc "$CC" \
+	log "results in $OUT; 2x4x4 fabric, $RATE Mbit/s, $DELAY ms, flows of $SIZE; mpdt: ${MPDT_PARAMS:-module defaults}, cc ${CC:-default}"
+	run mpdt-alone -P mpdt --lb oblivious "${cc_args[@]}" \
 		pairs "$(fabric_host 1 1),$(fabric_host 2 1),$(fabric_addr 2 1)"
 	run tcp -P tcp fabric-permutation
 	for lb in $LBS; do
-		run "mpdt-$lb" -P mpdt --lb "$lb" --cc "$CC" fabric-permutation
+		run "mpdt-$lb" -P mpdt --lb "$lb" "${cc_args[@]}" \
+			fabric-permutation
 	done
+	[[ -z $TUNED ]] || run_tuned || return 1
 	mptcp_endpoints
 	run mptcp -P mptcp fabric-permutation
 	table
 	rc=$?
 	exp_figures fct -o "$OUT/fct_cdf.png" \
-		--title "spray_fct.sh: FCT CDF, permutation on the 2x4x4 fabric, $RATE Mbit/s links, $SIZE per flow, MPDT cc $CC" \
+		--title "spray_fct.sh: FCT CDF, permutation on the 2x4x4 fabric, $RATE Mbit/s links, $SIZE per flow, MPDT cc ${CC:-default}" \
 		"$OUT" "${ROWS[@]%% *}"
 	return "$rc"
 }
