@@ -817,9 +817,19 @@ TEST(info_after_transfer)
 	EXPECT_LT(0, ia.mi_sacks_rcvd);
 	EXPECT_NE(0, ia.mi_lb[0]);
 	EXPECT_NE(0, ia.mi_cc[0]);
+	/* The module's defaults measure the path: the base RTT in use is
+	 * the minimum RTT, within the eighth it must move by to be taken
+	 * again; 20 MiB delivered give a rate and a BDP of a payload or more.
+	 */
+	EXPECT_LE(ia.mi_base_rtt_us, ia.mi_min_rtt_us + ia.mi_min_rtt_us / 8 + 1);
+	EXPECT_LE(ia.mi_min_rtt_us, ia.mi_base_rtt_us + ia.mi_base_rtt_us / 8 + 1);
+	EXPECT_LT(0, ia.mi_delivery_rate);
+	EXPECT_LE(1400, ia.mi_bdp);
 	EXPECT_EQ(pb.sin_port, ((struct sockaddr_in *)&ia.mi_peer)->sin_port);
-	TH_LOG("srtt %u us, min_rtt %u us, cwnd %u, rto %u us, lb %s, cc %s, "
-	       "retx %llu/%llu/%llu/%llu", ia.mi_srtt_us, ia.mi_min_rtt_us,
+	TH_LOG("srtt %u us, min_rtt %u us, base_rtt %u us, bdp %u, rate %llu B/s, "
+	       "cwnd %u, rto %u us, lb %s, cc %s, retx %llu/%llu/%llu/%llu",
+	       ia.mi_srtt_us, ia.mi_min_rtt_us, ia.mi_base_rtt_us, ia.mi_bdp,
+	       (unsigned long long)ia.mi_delivery_rate,
 	       ia.mi_cwnd, ia.mi_rto_us, ia.mi_lb, ia.mi_cc,
 	       (unsigned long long)ia.mi_retx[0], (unsigned long long)ia.mi_retx[1],
 	       (unsigned long long)ia.mi_retx[2], (unsigned long long)ia.mi_retx[3]);
