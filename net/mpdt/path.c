@@ -35,19 +35,9 @@ static void check_full(struct mpdt_path *p, u64 rate)
 
 static void end_round(struct mpdt_path *p, u64 rate)
 {
-	u32 i, n;
-
 	check_full(p, rate);
-	/* A round short of data says nothing of the path unless it beat
-	 * the estimate: it carries the estimate on instead.
-	 */
-	if (p->app_limited)
-		rate = max(rate, p->rate);
-	p->rate_at[p->rounds++ % MPDT_PATH_ROUNDS] = rate;
-	n = min_t(u32, p->rounds, MPDT_PATH_ROUNDS);
-	p->rate = 0;
-	for (i = 0; i < n; i++)
-		p->rate = max(p->rate, p->rate_at[i]);
+	p->rounds++;
+	p->rate = max(p->rate, rate);
 }
 
 bool mpdt_path_on_ack(struct mpdt_path *p, u64 acked, u64 sent_ns,

@@ -10,23 +10,25 @@
  * estimation): bytes delivered over a round of at least one base RTT,
  * divided by the longer of the round's ACK span and the span of the send
  * times its SACKs echo, so that SACKs bunched after a host stall do not
- * inflate it; the maximum of the last MPDT_PATH_ROUNDS rounds is the
- * estimate, and a round in which the sender ran out of data (application
- * limited) may raise it but never lower it.
+ * inflate it.  The estimate is the largest rate of the incarnation: it
+ * stands for the link speed an operator would configure, which a lower
+ * round does not disprove (the flow got a share, was limited by its
+ * window or its application, or its host was slow; the CC's signals deal
+ * with those).  A windowed maximum would let a window-limited flow whose
+ * RTT a busy host inflates shrink its own estimate round after round.
+ * A new incarnation (after the quiet time) measures afresh.
  *
- * Startup: until the pipe is full (three rounds in a row without 25%
- * growth, BBR's full-pipe test) the BDP reported is twice the measured
- * one and never below the initial window of RFC 6928, so the windows the
- * CCs derive from it can double every round, as slow start does.  Once
- * full it carries a quarter of headroom, so a flow still finds bandwidth
- * that others leave (BBR's probing gain, 1.25).
+ * Startup: until the pipe is full (three rounds in a row, not limited by
+ * the application, without 25% growth: BBR's full-pipe test) the BDP
+ * reported is twice the measured one and never below the initial window
+ * of RFC 6928, so the windows the CCs derive from it can double every
+ * round, as slow start does.  Once full it carries a quarter of headroom.
  */
 #ifndef _MPDT_PATH_H
 #define _MPDT_PATH_H
 
 #include "core.h"
 
-#define MPDT_PATH_ROUNDS	10	/* BBR's bandwidth filter */
 #define MPDT_PATH_IW_PKTS	10	/* RFC 6928 */
 #define MPDT_PATH_FULL_ROUNDS	3	/* BBR: no 25% growth in 3 rounds */
 /* Base RTT assumed before the first sample: a LAN's order (RFC 6298
@@ -43,8 +45,7 @@ struct mpdt_path {
 	u64 delivered;		/* bytes this round */
 	bool app_limited;	/* ran out of data this round */
 	u32 rounds;		/* completed */
-	u64 rate_at[MPDT_PATH_ROUNDS];	/* bytes/s, by round % N */
-	u64 rate;		/* the estimate: max of rate_at[], bytes/s */
+	u64 rate;		/* the estimate, bytes/s: the largest round */
 	u64 full_rate;		/* of the last 25% growth */
 	u32 full_count;		/* rounds since it */
 	bool full;
