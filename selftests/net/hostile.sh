@@ -57,9 +57,10 @@
 #               other clients are served, the partial message expires
 #   zero-len    zero-length messages with MSG_DONTWAIT to a peer that never
 #               answers: EAGAIN once SO_SNDBUF is full (each costs >= 32 B)
-#   params      mpdt param set link-mbps 1 base-rtt-us 1 (and each alone),
-#               rto-min-us above rto-max-us: exit 1, "Error: ..." naming the
-#               rule, nothing changed; then a smartt connection whose DATA
+#   params      mpdt param set link-mbps 1 base-rtt-us 1 (and each beside a
+#               round value), rto-min-us above rto-max-us: exit 1, "Error:
+#               ..." naming the rule, nothing changed (a small value beside
+#               a measured 0 is accepted); then a smartt connection whose DATA
 #               is CE-marked on the wire (tc pedit) gets CE-marked SACKs
 #               and survives (dmesg is judged by the runner)
 #  time-wait    a receiver closed right after a message answers a duplicate
