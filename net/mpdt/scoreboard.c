@@ -347,10 +347,14 @@ enum mpdt_sb_verdict mpdt_sb_on_sack(struct mpdt_sb *sb,
 	if (out->acked_pkts) {
 		sb->stalled_rtos = 0;
 		sb->probe_unheeded = false;
+		sb->probe_backoff = 0;
 	}
 	if (sb->in_recovery && !psn_before(sb->una, sb->recovery_end))
 		sb->in_recovery = false;
 
+	if (probe_ack && sb->probe_out && !out->acked_pkts &&
+	    sb->probe_backoff < MPDT_SB_PROBE_BACKOFF_MAX)
+		sb->probe_backoff++;
 	if (probe_ack && sb->probe_out)
 		out->lost += detect_probe(sb, base_rtt_ns, now);
 	else if (sb->probe_out)
@@ -411,18 +415,11 @@ u32 mpdt_sb_on_rto(struct mpdt_sb *sb, u64 now)
 	return n;
 }
 
-/* A probe asks about the packets in flight (§3.3.2).  None with every
- * unacknowledged packet declared lost and waiting for its resend, and no
- * probe while the last one's losses are unheeded (detect_probe()): its
- * answer could declare nothing, and the RTO retries what they did not
- * repair.  Probing on meanwhile would only load the path, every probe
- * interval until a backed-off RTO.
- */
 u64 mpdt_sb_probe_deadline(const struct mpdt_sb *sb, u64 interval_ns)
 {
 	u64 last = sb->last_sack_ns;
 
-	if (sb->nxt - sb->una == sb->lost_pending || sb->probe_unheeded)
+	if (mpdt_sb_idle(sb))
 		return 0;
 	if (sb->probe_out && sb->probe_sent_ns > last)
 		last = sb->probe_sent_ns;

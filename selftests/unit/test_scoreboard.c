@@ -356,8 +356,7 @@ TEST_F(sb, genuine_rto_lets_the_other_repairs_go)
 /* The resend after an RTO trimmed (NACKed): the receiver saw it, not the
  * original, so the timeout was genuine (RFC 5682 3.1 step 2b) and every
  * loss may be repaired at once, the NACKed resend first, without waiting
- * for the next RTO.  Meanwhile, with every unacknowledged packet lost,
- * there is nothing in flight to probe about.
+ * for the next RTO.
  */
 TEST_F(sb, nack_of_the_rto_resend_ends_verification)
 {
@@ -366,18 +365,14 @@ TEST_F(sb, nack_of_the_rto_resend_ends_verification)
 	send(self, 4);
 	tick(self, RTO);
 	mpdt_sb_on_rto(&self->sb, self->clk.now);
-	EXPECT_EQ(0ULL, mpdt_sb_probe_deadline(&self->sb, PROBE_IVL));
 	ASSERT_TRUE(mpdt_sb_next_lost(&self->sb, &psn));
 	mpdt_sb_resent(&self->sb, psn, 1, self->clk.now);
-	EXPECT_EQ(self->clk.now + PROBE_IVL,
-		  mpdt_sb_probe_deadline(&self->sb, PROBE_IVL));
 	EXPECT_FALSE(mpdt_sb_next_lost(&self->sb, &psn));
 	tick(self, UNIT_US(5));
 	ASSERT_TRUE(mpdt_sb_on_nack(&self->sb, 0));
 	EXPECT_FALSE(self->sb.rto_verify);
 	EXPECT_EQ(0ULL, self->sb.rto_undone);
 	EXPECT_STREQ("LLLL", states(self));
-	EXPECT_EQ(0ULL, mpdt_sb_probe_deadline(&self->sb, PROBE_IVL));
 	EXPECT_EQ(4U, resend_all_lost(self));
 }
 
@@ -814,22 +809,20 @@ TEST_F(sb, probe_declares_again_only_after_an_ack)
 	ASSERT_EQ(MPDT_SB_OK, probe_ack(self));
 	EXPECT_EQ(4U, self->ack.lost);
 	resend_all_lost(self);
-	/* Its losses unheeded, no further probe is due: the RTO retries
-	 * (a probe every interval could declare nothing).
-	 */
-	EXPECT_EQ(0ULL, mpdt_sb_probe_deadline(&self->sb, PROBE_IVL));
+	/* Answered, nothing acknowledged: the next probe backs off. */
+	EXPECT_EQ(1, self->sb.probe_backoff);
 	tick(self, PROBE_IVL);
 	mpdt_sb_on_probe_sent(&self->sb, self->clk.now);
 	tick(self, UNIT_US(1));
 	ASSERT_EQ(MPDT_SB_OK, probe_ack(self));
 	EXPECT_EQ(0U, self->ack.lost);
 	EXPECT_STREQ("IIII", states(self));
+	EXPECT_EQ(2, self->sb.probe_backoff);
 
 	deliver(self, 0);
 	ASSERT_EQ(MPDT_SB_OK, sack(self));
 	EXPECT_EQ(1U, self->ack.acked_pkts);
-	EXPECT_EQ(self->clk.now + PROBE_IVL,
-		  mpdt_sb_probe_deadline(&self->sb, PROBE_IVL));
+	EXPECT_EQ(0, self->sb.probe_backoff);
 	tick(self, PROBE_IVL);
 	mpdt_sb_on_probe_sent(&self->sb, self->clk.now);
 	tick(self, UNIT_US(1));
