@@ -31,7 +31,7 @@ struct mpdt_params mpdt_default_params = {
 static char lb_name[MPDT_ALGO_NAME_MAX] = "ecmp";
 module_param_string(lb, lb_name, sizeof(lb_name), 0444);
 MODULE_PARM_DESC(lb, "Default load balancing policy");
-static char cc_name[MPDT_ALGO_NAME_MAX] = "fixed";
+static char cc_name[MPDT_ALGO_NAME_MAX] = "strack";
 module_param_string(cc, cc_name, sizeof(cc_name), 0444);
 MODULE_PARM_DESC(cc, "Default congestion control");
 

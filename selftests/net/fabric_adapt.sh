@@ -47,7 +47,7 @@ require_root
 [[ -x $CLI ]] || skip "no $CLI (run 'make tools')"
 # Room for many consecutive timeouts: oblivious keeps losing packets into
 # the dead link, and TCG stalls make RTOs late.
-mpdt_load link_mbps=10 base_rtt_us=10000 fixed_cwnd=32768 \
+mpdt_load cc=fixed link_mbps=10 base_rtt_us=10000 fixed_cwnd=32768 \
 	rto_min_us=50000 rto_max_us=400000 max_retries=40 entropies=$EVS
 fabric_create 2 2 "$SPINES" 10 1
 fabric_cleanup_on_exit

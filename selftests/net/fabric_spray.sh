@@ -30,7 +30,7 @@ require_root
 [[ -x $CLI ]] || skip "no $CLI (run 'make tools')"
 # A window of a few BDPs of the 10 Mbit/s fabric: the tests count packets,
 # not speed, and a datacenter-sized default window would only flood queues.
-mpdt_load link_mbps=10 base_rtt_us=10000 fixed_cwnd=32768 rto_min_us=50000 \
+mpdt_load cc=fixed link_mbps=10 base_rtt_us=10000 fixed_cwnd=32768 rto_min_us=50000 \
 	entropies=$EVS
 fabric_create 2 2 "$SPINES" 10 1
 fabric_cleanup_on_exit

@@ -52,7 +52,7 @@ require_cmd python3
 # A fixed window of 64 KB per sender, three senders into one 10 Mbit/s
 # port with a one-BDP (~12 KB) buffer: most of every window overflows.
 # Room for the timeouts of the run without trimming.
-mpdt_load link_mbps=10 base_rtt_us=10000 fixed_cwnd=65536 \
+mpdt_load cc=fixed link_mbps=10 base_rtt_us=10000 fixed_cwnd=65536 \
 	rto_min_us=50000 rto_max_us=400000 max_retries=40
 # A host queue that holds any window: the losses are the switch's.
 export FABRIC_QUEUE_BDPS=1 FABRIC_HOST_QLEN_PKTS=1000

@@ -9,8 +9,8 @@
 # Every message of every pair must arrive exactly once and intact, and the
 # per-netns counters must add up across all of them.
 #
-# Module parameters: fixed_cwnd=8192, because the placeholder "fixed"
-# congestion control keeps a whole BDP (125 kB) in flight per connection
+# Module parameters: cc=fixed fixed_cwnd=8192, because the "fixed"
+# congestion control keeps a whole BDP in flight per connection
 # even after timeouts, so 80 connections starting at once put ~7000
 # packets into the veth backlog (net.core.netdev_max_backlog = 1000) on
 # every retransmission round and many fail with ETIMEDOUT; and
@@ -36,7 +36,7 @@ TMO=240
 require_root
 require_cmd ip python3
 # shellcheck disable=SC2086 # a list of parameters
-mpdt_load ${MPDT_MANY_PARAMS-fixed_cwnd=8192 max_retries=16 rto_max_us=2000000}
+mpdt_load ${MPDT_MANY_PARAMS-cc=fixed fixed_cwnd=8192 max_retries=16 rto_max_us=2000000}
 setup_pair
 MSG=$(mpdt_msg_bin)
 
