@@ -144,30 +144,32 @@ TEST(app_limited_rounds_do_not_fill_the_pipe)
  * times span 220 us: the longer span divides (the delivery-rate draft's
  * send/ACK rule), and the rate stays the link's.
  */
+/* The SACKs of packets @from..@to, each one RTT after the packet left;
+ * the rounds they closed.
+ */
+static u32 acks_on_time(struct mpdt_path *p, u32 from, u32 to)
+{
+	u32 rounds = 0, k;
+
+	for (k = from; k <= to; k++)
+		rounds += mpdt_path_on_ack(p, BYTES, T0 + k * GAP, RTT, false,
+					   T0 + k * GAP + RTT);
+	return rounds;
+}
+
 TEST(bunched_sacks_do_not_inflate_the_rate)
 {
 	struct mpdt_path p;
-	u32 rounds = 0, k;
-	u64 now;
+	u32 rounds, k;
 
 	mpdt_path_init(&p);
-	for (k = 0; k <= 11; k++) {
-		now = T0 + k * GAP + RTT;
-		rounds += mpdt_path_on_ack(&p, BYTES, now - RTT, RTT, false,
-					   now);
-	}
+	rounds = acks_on_time(&p, 0, 11);
 	EXPECT_EQ(1, rounds);
 	EXPECT_EQ(RATE, p.rate);
-	for (k = 12; k <= 24; k++) {
-		now = T0 + 24 * GAP + RTT + (k - 12) * 100;
-		rounds += mpdt_path_on_ack(&p, BYTES, T0 + k * GAP, RTT,
-					   false, now);
-	}
-	for (k = 25; k <= 34; k++) {
-		now = T0 + k * GAP + RTT;
-		rounds += mpdt_path_on_ack(&p, BYTES, now - RTT, RTT, false,
-					   now);
-	}
+	for (k = 12; k <= 24; k++)
+		rounds += mpdt_path_on_ack(&p, BYTES, T0 + k * GAP, RTT, false,
+					   T0 + 24 * GAP + RTT + (k - 12) * 100);
+	rounds += acks_on_time(&p, 25, 34);
 	EXPECT_EQ(3, rounds);
 	EXPECT_EQ(RATE, p.rate);
 }

@@ -353,6 +353,22 @@ TEST_F(sb, genuine_rto_lets_the_other_repairs_go)
 	EXPECT_EQ(2U, psn);
 }
 
+/* @n packets sent, an RTO, and the oldest resent on @ev (F-RTO); false if
+ * the scoreboard offered another packet or none.
+ */
+static bool rto_resend_oldest(struct _test_data_sb *self, u32 n, u16 ev)
+{
+	u32 psn;
+
+	send(self, n);
+	tick(self, RTO);
+	mpdt_sb_on_rto(&self->sb, self->clk.now);
+	if (!mpdt_sb_next_lost(&self->sb, &psn) || psn)
+		return false;
+	mpdt_sb_resent(&self->sb, psn, ev, self->clk.now);
+	return true;
+}
+
 /* The resend after an RTO trimmed (NACKed): the receiver saw it, not the
  * original, so the timeout was genuine (RFC 5682 3.1 step 2b) and every
  * loss may be repaired at once, the NACKed resend first, without waiting
@@ -362,11 +378,7 @@ TEST_F(sb, nack_of_the_rto_resend_ends_verification)
 {
 	u32 psn;
 
-	send(self, 4);
-	tick(self, RTO);
-	mpdt_sb_on_rto(&self->sb, self->clk.now);
-	ASSERT_TRUE(mpdt_sb_next_lost(&self->sb, &psn));
-	mpdt_sb_resent(&self->sb, psn, 1, self->clk.now);
+	ASSERT_TRUE(rto_resend_oldest(self, 4, 1));
 	EXPECT_FALSE(mpdt_sb_next_lost(&self->sb, &psn));
 	tick(self, UNIT_US(5));
 	ASSERT_TRUE(mpdt_sb_on_nack(&self->sb, 0));
@@ -405,13 +417,7 @@ TEST_F(sb, rto_verdict_waits_for_a_sack_that_acks)
 
 TEST_F(sb, original_acked_after_its_resend_keeps_the_balance)
 {
-	u32 psn;
-
-	send(self, 2);
-	tick(self, RTO);
-	mpdt_sb_on_rto(&self->sb, self->clk.now);
-	ASSERT_TRUE(mpdt_sb_next_lost(&self->sb, &psn));
-	mpdt_sb_resent(&self->sb, psn, 5, self->clk.now);
+	ASSERT_TRUE(rto_resend_oldest(self, 2, 5));
 	EXPECT_EQ((u64)PKT, mpdt_sb_inflight(&self->sb));
 	deliver_range(self, 0, 2);	/* the two originals */
 	ASSERT_EQ(MPDT_SB_OK, sack(self));
