@@ -372,12 +372,16 @@ static u64 earliest(u64 a, u64 b)
 /* §3.3.2 probes every n base RTTs; after timeouts the probes back off
  * with the RTO, so a dead peer is not probed thousands of times, and
  * after answers that acknowledged nothing (a peer that answers but takes
- * no data, a resend that the RTO will retry) they back off too.
+ * no data, a resend that the RTO will retry) they back off too.  Never
+ * further apart than rto-max: the RTO would come first.
  */
 static u64 probe_interval(const struct mpdt_eng *e)
 {
-	return (e->params->probe_mult * base_rtt_ns(e)) <<
-	       min(e->sb.rto_backoff + e->sb.probe_backoff, 10U);
+	u32 shift = min(e->sb.rto_backoff + e->sb.probe_backoff, 40U);
+	u64 ivl = e->params->probe_mult * base_rtt_ns(e);
+
+	ivl = ivl > (U64_MAX >> shift) ? U64_MAX : ivl << shift;
+	return min(ivl, us_to_ns(e->params->rto_max_us));
 }
 
 /* A receiver that said NO_BUFFER is alive: it is not probed before the

@@ -73,10 +73,11 @@ struct mpdt_sb {
 	u64 probe_sent_ns;
 	/* A probe declared losses and nothing was acknowledged since. */
 	bool probe_unheeded;
-#define MPDT_SB_PROBE_BACKOFF_MAX	10
+#define MPDT_SB_PROBE_BACKOFF_MAX	32
 	/* Probes answered in a row with nothing newly acknowledged: each
-	 * doubles the probe interval (the engine's), as TCP's keepalive
-	 * and persist probes back off, until something is acknowledged.
+	 * doubles the probe interval (the engine's, up to rto-max), as
+	 * TCP's keepalive and persist probes back off, until something is
+	 * acknowledged.
 	 */
 	u8 probe_backoff;
 
