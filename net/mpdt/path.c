@@ -36,7 +36,6 @@ static void check_full(struct mpdt_path *p, u64 rate)
 static void end_round(struct mpdt_path *p, u64 rate)
 {
 	check_full(p, rate);
-	p->rounds++;
 	p->rate = max(p->rate, rate);
 }
 

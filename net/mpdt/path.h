@@ -44,7 +44,6 @@ struct mpdt_path {
 	u64 start_sent_ns;
 	u64 delivered;		/* bytes this round */
 	bool app_limited;	/* ran out of data this round */
-	u32 rounds;		/* completed */
 	u64 rate;		/* the estimate, bytes/s: the largest round */
 	u64 full_rate;		/* of the last 25% growth */
 	u32 full_count;		/* rounds since it */
