@@ -47,9 +47,9 @@ DEPS_PKGS  := linux-image-amd64 linux-headers-amd64 linux-source-6.1 \
 		qemu-system-x86 busybox-static iproute2 ethtool iperf3 \
 		libmnl-dev sparse socat python3 python3-yaml kmod cpio gcc \
 		make bc libc6-dev mptcpize xz-utils clang libclang-rt-14-dev \
-		dkms tcpdump tshark python3-matplotlib python3-jsonschema
+		dkms linux-perf tcpdump tshark python3-matplotlib python3-jsonschema
 
-.PHONY: all module tools unit check run demo perf deps vm-shell checkpatch \
+.PHONY: all module tools unit check run demo perf bench deps vm-shell checkpatch \
 	sparse install uninstall install-check dkms-check wireshark-check \
 	figures-check spec-check perf-check clean ksrc fuzz fuzz-build \
 	fuzz-check
@@ -152,6 +152,15 @@ run demo: deps
 perf: deps
 	$(MAKE) all
 	tools/testing/vm/run.sh -k $(KVER) -t 1200 -- tools/perf/perf_selftest.sh
+
+# One veth pair: MPDT beside iperf3 TCP and UDP in three interleaved rounds,
+# what each costs (vCPU time, packets and skbs per MiB) and a guest profile
+# (tools/perf/bench_veth.py, about 8 min under TCG).  No slub_debug: it
+# would tax MPDT's own caches.
+bench: deps
+	$(MAKE) all
+	MPDT_VM_SLUB_DEBUG= tools/testing/vm/run.sh -k $(KVER) -t 1500 -- \
+		tools/perf/bench_veth.py -p
 
 vm-shell: all
 	tools/testing/vm/run.sh -k $(KVER) -i

@@ -87,7 +87,7 @@ counters "$NS_B"
 say "one connection over one veth: MPDT beside iperf3"
 cleanup
 rmmod mpdt
-"$REPO/tools/perf/bench_veth.sh" 8 | grep -v '^{'
+"$REPO/tools/perf/bench_veth.py" -r 1 -t 8 --only tcp udp mpdt | grep -v '^{'
 
 say "permutation on a 2x4x4 leaf-spine fabric: max FCT / ideal (tools/perf/spray_fct.sh)"
 "$REPO/tools/perf/spray_fct.sh"

@@ -38,6 +38,7 @@ results_dir=
 kver=${MPDT_VM_KVER:-}
 mem_mb=${MPDT_VM_MEM:-2048}
 cpus=${MPDT_VM_CPUS:-2}
+slub_debug=${MPDT_VM_SLUB_DEBUG-FZPU,MPDT*,mpdt*}
 interactive=0
 quiet=0
 timeout_given=0
@@ -222,10 +223,11 @@ build_qemu_cmd() {
 	# starve a vCPU for seconds; a real deadlock still trips them.
 	# slub_debug on our own caches only: catches use-after-free and
 	# overruns in the module at no cost to the rest of the kernel.
+	# Performance runs set MPDT_VM_SLUB_DEBUG empty to turn it off.
 	append="console=ttyS0,115200 panic=-1 quiet loglevel=4 log_buf_len=4M"
 	append+=" mitigations=off 8250.nr_uarts=1 random.trust_cpu=on"
 	append+=" watchdog_thresh=20 rcupdate.rcu_cpu_stall_timeout=60"
-	append+=" slub_debug=FZPU,MPDT*,mpdt*"
+	[[ -n $slub_debug ]] && append+=" slub_debug=$slub_debug"
 	append+=" ${MPDT_VM_CMDLINE:-}"
 
 	# QEMU option values escape a comma by doubling it.

@@ -1,0 +1,277 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""bench_veth.py: MPDT beside iperf3 TCP and UDP over one veth pair between
+two network namespaces, measured the way users compare transports.
+
+Every tool runs in each of ROUNDS interleaved rounds (so host load drifts
+over all of them alike) and the table shows medians.  Nobody generates or
+hashes payload bytes unless the row says so: iperf3 does not, and neither
+does mpdt-perf with --no-verify.  For each run the script also records what
+the run cost: the busy time of every vCPU (/proc/stat), MPDT's counters of
+both namespaces (/proc/net/mpdt_stats) and the skbs both veth ends sent.
+With -p, one more MPDT run is profiled guest-wide with perf record.
+
+Run inside the test VM as root with the module built (`make bench` boots
+one without slub_debug).  Prints the table, then one line of JSON.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+PERF = os.path.join(REPO, "tools", "perf", "mpdt-perf")
+NS_A, NS_B = "mpdtbench_a", "mpdtbench_b"
+ADDR_A, ADDR_B = "10.77.0.1", "10.77.0.2"
+MSG = 1 << 20
+PORT = 7471
+# /proc/net/mpdt_stats counters reported per MiB received.
+PER_MIB = ("tx_pkts", "tx_data", "tx_sack", "retx_ooo", "retx_probe",
+           "retx_rto", "retx_nack")
+
+
+def sh(*cmd, **kw):
+    return subprocess.run(cmd, check=True, text=True, **kw)
+
+
+def ns(name, *cmd):
+    return ["ip", "netns", "exec", name, *cmd]
+
+
+def setup(modparams):
+    sh("modprobe", "-a", "veth", "udp_tunnel", "ip6_udp_tunnel")
+    with open("/proc/modules") as f:
+        if not any(line.startswith("mpdt ") for line in f):
+            sh("insmod", os.path.join(REPO, "net", "mpdt", "mpdt.ko"),
+               *modparams)
+    teardown()
+    sh("ip", "netns", "add", NS_A)
+    sh("ip", "netns", "add", NS_B)
+    sh("ip", "link", "add", "va", "netns", NS_A, "type", "veth", "peer",
+       "name", "vb", "netns", NS_B)
+    for n, dev, addr in ((NS_A, "va", ADDR_A), (NS_B, "vb", ADDR_B)):
+        sh("ip", "-n", n, "addr", "add", addr + "/24", "dev", dev)
+        sh("ip", "-n", n, "link", "set", dev, "up")
+
+
+def teardown():
+    for n in (NS_A, NS_B):
+        subprocess.run(["ip", "netns", "del", n], stderr=subprocess.DEVNULL)
+
+
+def cpu_ticks():
+    """Busy and total USER_HZ ticks of every CPU, by name."""
+    out = {}
+    with open("/proc/stat") as f:
+        for line in f:
+            w = line.split()
+            if not w[0].startswith("cpu") or w[0] == "cpu":
+                continue
+            t = [int(x) for x in w[1:9]]
+            idle = t[3] + t[4]
+            out[w[0]] = (sum(t) - idle, sum(t))
+    return out
+
+
+def mpdt_counters(name):
+    try:
+        text = subprocess.run(ns(name, "cat", "/proc/net/mpdt_stats"),
+                              check=True, text=True,
+                              capture_output=True).stdout
+    except subprocess.CalledProcessError:
+        return {}
+    return {k: int(v) for k, v in (line.split() for line in
+                                   text.splitlines())}
+
+
+def dev_tx_skbs(name, dev):
+    with open(os.devnull, "w") as null:
+        out = subprocess.run(["ip", "-n", name, "-s", "-j", "link", "show",
+                              dev], check=True, text=True,
+                             capture_output=True, stdin=null).stdout
+    return json.loads(out)[0]["stats64"]["tx"]["packets"]
+
+
+def snapshot():
+    c = {}
+    for n in (NS_A, NS_B):
+        for k, v in mpdt_counters(n).items():
+            c[k] = c.get(k, 0) + v
+    return {"cpu": cpu_ticks(), "mpdt": c,
+            "skbs": dev_tx_skbs(NS_A, "va") + dev_tx_skbs(NS_B, "vb"),
+            "t": time.monotonic()}
+
+
+def cost(before, after, rx_bytes):
+    """What a run cost, from two snapshots and the bytes received."""
+    hz = os.sysconf("SC_CLK_TCK")
+    mib = rx_bytes / (1 << 20) if rx_bytes else float("nan")
+    busy = {c: (after["cpu"][c][0] - before["cpu"][c][0]) / hz
+            for c in sorted(after["cpu"])}
+    span = after["t"] - before["t"]
+    d = {k: after["mpdt"].get(k, 0) - before["mpdt"].get(k, 0)
+         for k in PER_MIB}
+    return {
+        "vcpu_busy": {c: round(s / span, 3) for c, s in busy.items()},
+        "busy_s_per_gib": round(sum(busy.values()) / (mib / 1024), 3),
+        "per_mib": {**{k: round(v / mib, 2) for k, v in d.items()},
+                    "skbs": round((after["skbs"] - before["skbs"]) / mib,
+                                  2)},
+    }
+
+
+def iperf(secs, *args):
+    srv = subprocess.Popen(ns(NS_B, "iperf3", "-s", "-1"),
+                           stdout=subprocess.DEVNULL)
+    time.sleep(0.5)
+    out = subprocess.run(ns(NS_A, "iperf3", "-c", ADDR_B, "-t", str(secs),
+                            "-J", *args), check=True, text=True,
+                         capture_output=True).stdout
+    srv.wait(timeout=30)
+    s = json.loads(out)["end"]["sum_received"]
+    return s["bits_per_second"] / 1e6, s["bytes"], {}
+
+
+def mpdt(secs, flows=1, lb=None, verify=False):
+    ready = "/tmp/mpdt_bench.ready"
+    if os.path.exists(ready):
+        os.unlink(ready)
+    nv = [] if verify else ["--no-verify"]
+    srv = subprocess.Popen(ns(NS_B, PERF, "server", "-p", str(PORT),
+                              "--count", str(flows), "--ready", ready,
+                              "--timeout", str(secs + 120), *nv),
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                           text=True)
+    while not os.path.exists(ready):
+        time.sleep(0.05)
+    lbarg = ["--lb", lb] if lb else []
+    cl = subprocess.run(ns(NS_A, PERF, "client", "-a", ADDR_B, "-p",
+                           str(PORT), "-t", str(secs), "--msg", str(MSG),
+                           "--flows", str(flows), *lbarg, *nv),
+                        text=True, capture_output=True)
+    s = json.loads(srv.communicate(timeout=secs + 150)[0])
+    c = json.loads(cl.stdout)
+    if not (s["ok"] and c["ok"]):
+        sys.exit("mpdt-perf failed: server %s, client %s" % (s, c))
+    bad = sum(f["corrupt"] + f["dups"] for f in s["flows"])
+    return s["rx_mbps"], s["rx_bytes"], {"corrupt_or_dup": bad}
+
+
+def tools(secs, only):
+    t = {
+        "tcp": ("iperf3 TCP", lambda: iperf(secs)),
+        "udp": ("iperf3 UDP, 1400 B (receiver)",
+                lambda: iperf(secs, "-u", "-b", "0", "-l", "1400")),
+        "mpdt": ("MPDT, 1 MiB msgs, ecmp", lambda: mpdt(secs)),
+        "mpdt-obl": ("MPDT, 1 MiB msgs, oblivious",
+                     lambda: mpdt(secs, lb="oblivious")),
+        "mpdt-verify": ("MPDT, payload verified",
+                        lambda: mpdt(secs, verify=True)),
+        "tcp16": ("iperf3 TCP, 16 streams", lambda: iperf(secs, "-P", "16")),
+        "mpdt16": ("MPDT, 16 connections", lambda: mpdt(secs, flows=16)),
+    }
+    return {k: v for k, v in t.items() if not only or k in only}
+
+
+def measure(fn):
+    before = snapshot()
+    mbps, rx_bytes, extra = fn()
+    return {"mbps": round(mbps, 1), **extra,
+            **cost(before, snapshot(), rx_bytes)}
+
+
+def profile(secs, top):
+    """perf record guest-wide during one MPDT run; the hottest symbols."""
+    data = "/tmp/mpdt_bench.perf"
+    rec = subprocess.Popen(["perf", "record", "-a", "-N", "-q", "-e",
+                            "cpu-clock", "-F", "999", "-o", data, "--",
+                            "sleep", str(secs)],
+                           stderr=subprocess.DEVNULL)
+    mpdt(secs)
+    rec.wait()
+    rep = subprocess.run(["perf", "report", "-i", data, "--stdio", "-q",
+                          "--no-children", "--sort", "dso,sym"],
+                         check=True, text=True, capture_output=True).stdout
+    lines = [ln.strip() for ln in rep.splitlines() if ln.strip()]
+    return lines[:top]
+
+
+def median_row(runs):
+    out = {"mbps": statistics.median(r["mbps"] for r in runs),
+           "mbps_runs": [r["mbps"] for r in runs],
+           "busy_s_per_gib": statistics.median(r["busy_s_per_gib"]
+                                               for r in runs)}
+    out["per_mib"] = {k: statistics.median(r["per_mib"][k] for r in runs)
+                      for k in runs[0]["per_mib"]}
+    out["vcpu_busy"] = {c: statistics.median(r["vcpu_busy"][c]
+                                             for r in runs)
+                        for c in runs[0]["vcpu_busy"]}
+    if "corrupt_or_dup" in runs[0]:
+        out["corrupt_or_dup"] = sum(r["corrupt_or_dup"] for r in runs)
+    return out
+
+
+def report(names, rows, prof):
+    tcp = rows.get("tcp", {}).get("mbps")
+    udp = rows.get("udp", {}).get("mbps")
+    print("one veth pair, goodput at the receiver: medians of %d rounds"
+          % len(next(iter(rows.values()))["mbps_runs"]))
+    print("  %-31s %8s %6s %6s %8s %9s %7s %7s %6s" %
+          ("", "Mbit/s", "xTCP", "xUDP", "busy%", "busy s/GiB", "pkt/MiB",
+           "sack/MiB", "skb/MiB"))
+    for k, r in rows.items():
+        busy = " ".join("%3.0f" % (100 * v) for v in r["vcpu_busy"].values())
+        pm = r["per_mib"]
+        print("  %-31s %8.1f %6s %6s %8s %9.2f %7.0f %7.0f %6.0f" % (
+            names[k], r["mbps"],
+            "%.2f" % (r["mbps"] / tcp) if tcp else "-",
+            "%.2f" % (r["mbps"] / udp) if udp else "-",
+            busy, r["busy_s_per_gib"],
+            pm["tx_pkts"], pm["tx_sack"], pm["skbs"]))
+    print("  (busy%%: each vCPU's busy share during the run; pkt and sack: "
+          "MPDT packets sent by both sides; skb: skbs both veth ends sent)")
+    if "tcp16" in rows and "mpdt16" in rows:
+        print("  16 connections: MPDT %.2fx TCP" %
+              (rows["mpdt16"]["mbps"] / rows["tcp16"]["mbps"]))
+    if prof:
+        print("perf record -a during one MPDT run (cpu-clock, dso and "
+              "symbol, hottest first):")
+        for line in prof:
+            print("  " + line)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("-r", "--rounds", type=int, default=3)
+    ap.add_argument("-t", "--seconds", type=int, default=10)
+    ap.add_argument("-p", "--profile", action="store_true")
+    ap.add_argument("--top", type=int, default=30,
+                    help="profile lines shown (default 30)")
+    ap.add_argument("--only", nargs="*", default=None,
+                    help="run only these rows (tcp udp mpdt mpdt-obl "
+                    "mpdt-verify tcp16 mpdt16)")
+    ap.add_argument("modparams", nargs="*",
+                    help="module parameters if the module is not loaded")
+    a = ap.parse_args()
+    setup(a.modparams)
+    try:
+        t = tools(a.seconds, a.only)
+        runs = {k: [] for k in t}
+        for _ in range(a.rounds):
+            for k, (_, fn) in t.items():
+                runs[k].append(measure(fn))
+        rows = {k: median_row(v) for k, v in runs.items()}
+        prof = profile(a.seconds, a.top) if a.profile else None
+    finally:
+        teardown()
+    report({k: v[0] for k, v in t.items()}, rows, prof)
+    print(json.dumps({"rounds": a.rounds, "seconds": a.seconds,
+                      "rows": rows, "runs": runs, "profile": prof}))
+
+
+if __name__ == "__main__":
+    main()
