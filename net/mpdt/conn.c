@@ -240,6 +240,7 @@ static const struct mpdt_eng_ops conn_eng_ops = {
 
 static void conn_free(struct mpdt_conn *c)
 {
+	dst_cache_destroy(&c->dst_cache);
 	kvfree(c->eng.sb.ring);
 	kfree(c->eng.rx.bits);
 	kfree(c->eng.lb.priv);
@@ -265,7 +266,8 @@ static struct mpdt_conn *conn_alloc(struct mpdt_sock *msk, gfp_t gfp)
 	c->eng.cc.priv = algo_priv(cc->priv_size, gfp);
 	if (lb_alloc(&c->eng.lb, READ_ONCE(msk->lb) ?: READ_ONCE(msk->mn->lb),
 		     &msk->mn->params, gfp) ||
-	    !rx_bits || (cc->priv_size && !c->eng.cc.priv)) {
+	    !rx_bits || (cc->priv_size && !c->eng.cc.priv) ||
+	    dst_cache_init(&c->dst_cache, gfp)) {
 		conn_free(c);
 		return NULL;
 	}

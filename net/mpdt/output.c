@@ -1,15 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Building MPDT packets and sending them through the netns UDP tunnel
- * socket.  The entropy value becomes the UDP source port and is also put
- * in the route lookup, so a multipath route hashes each entropy on its
- * own instead of one cached route pinning them all.
+ * socket.  The entropy value becomes the UDP source port (and the IPv6
+ * flow label).  The fabric hashes it; the host's own routing almost never
+ * does, so a connection looks its route up once and keeps it in a
+ * dst_cache, which notices route changes.  Only when this host's routing
+ * can depend on the source port or flow label (an L4 multipath hash over
+ * a multipath route, rules matching ports, IPsec policies) is every
+ * packet looked up with its own entropy.
  */
 #include <linux/skbuff.h>
+#include <net/dst_cache.h>
 #include <net/inet_ecn.h>
 #include <net/ip.h>
 #include <net/ip6_route.h>
 #include <net/ipv6_stubs.h>
+#include <net/nexthop.h>
 #include <net/route.h>
 #include <net/udp_tunnel.h>
 
@@ -44,6 +50,55 @@ static __be16 ev_port(const struct mpdt_net *mn, u16 ev)
 	return htons(READ_ONCE(mn->params.entropy_base) + ev % n);
 }
 
+/* IPsec policies may select on ports. */
+static bool xfrm_may_match_ports(const struct net *net)
+{
+#ifdef CONFIG_XFRM
+	return READ_ONCE(net->xfrm.policy_count[XFRM_POLICY_OUT]) ||
+	       READ_ONCE(net->xfrm.policy_count[XFRM_POLICY_OUT +
+						 XFRM_POLICY_MAX]);
+#else
+	return false;
+#endif
+}
+
+/* Whether an IPv4 route of ours can depend on the source port.  For
+ * locally generated packets policies 0 and 2 hash addresses only.
+ */
+static bool route_per_entropy_v4(const struct net *net)
+{
+#ifdef CONFIG_IP_ROUTE_MULTIPATH
+	u8 policy = READ_ONCE(net->ipv4.sysctl_fib_multipath_hash_policy);
+	u32 fields = READ_ONCE(net->ipv4.sysctl_fib_multipath_hash_fields);
+
+	if (policy == 1 ||
+	    (policy == 3 && (fields & FIB_MULTIPATH_HASH_FIELD_SRC_PORT)))
+		return true;
+#endif
+#ifdef CONFIG_IP_MULTIPLE_TABLES
+	if (READ_ONCE(net->ipv4.fib_rules_require_fldissect))
+		return true;
+#endif
+	return xfrm_may_match_ports(net);
+}
+
+static struct rtable *route_v4(struct mpdt_conn *c, struct flowi4 *fl4)
+{
+	struct net *net = c->msk->mn->net;
+	bool per_entropy = route_per_entropy_v4(net);
+	struct rtable *rt;
+
+	if (!per_entropy) {
+		rt = dst_cache_get_ip4(&c->dst_cache, &fl4->saddr);
+		if (rt)
+			return rt;
+	}
+	rt = ip_route_output_key(net, fl4);
+	if (!IS_ERR(rt) && !per_entropy)
+		dst_cache_set_ip4(&c->dst_cache, &rt->dst, fl4->saddr);
+	return rt;
+}
+
 static void xmit_v4(struct mpdt_conn *c, struct sk_buff *skb,
 		    struct socket *tunnel, u16 ev)
 {
@@ -60,7 +115,7 @@ static void xmit_v4(struct mpdt_conn *c, struct sk_buff *skb,
 	};
 	struct rtable *rt;
 
-	rt = ip_route_output_key(mn->net, &fl4);
+	rt = route_v4(c, &fl4);
 	if (IS_ERR(rt)) {
 		mpdt_stat_inc(mn, MPDT_STAT_TX_ERR);
 		kfree_skb(skb);
@@ -70,6 +125,65 @@ static void xmit_v4(struct mpdt_conn *c, struct sk_buff *skb,
 	udp_tunnel_xmit_skb(rt, tunnel->sk, skb, fl4.saddr, fl4.daddr,
 			    INET_ECN_ECT_0, ip4_dst_hoplimit(&rt->dst),
 			    htons(IP_DF), sport, dport, false, false);
+}
+
+/* Whether IPv6 multipath hashing can look at the source port or the
+ * flow label; policies 0 and 2 hash the flow label of local packets.
+ */
+static bool mp_hash_per_entropy_v6(const struct net *net)
+{
+	u32 fields = ip6_multipath_hash_fields(net);
+
+	return ip6_multipath_hash_policy(net) != 3 ||
+	       (fields & (FIB_MULTIPATH_HASH_FIELD_SRC_PORT |
+			  FIB_MULTIPATH_HASH_FIELD_FLOWLABEL));
+}
+
+static bool rt6_is_multipath(const struct dst_entry *dst)
+{
+	const struct rt6_info *rt = container_of(dst, struct rt6_info, dst);
+	const struct fib6_info *f;
+	bool mp;
+
+	rcu_read_lock();
+	f = rcu_dereference(rt->from);
+	mp = f && (READ_ONCE(f->fib6_nsiblings) ||
+		   (f->nh && nexthop_is_multipath(f->nh)));
+	rcu_read_unlock();
+	return mp;
+}
+
+/* A route of ours can depend on the entropy: rules or IPsec policies that
+ * match ports make every route suspect; the hash policy only matters on
+ * a multipath route (@dst, just looked up).
+ */
+static bool route_per_entropy_v6(const struct net *net,
+				 const struct dst_entry *dst)
+{
+#ifdef CONFIG_IPV6_MULTIPLE_TABLES
+	if (READ_ONCE(net->ipv6.fib6_rules_require_fldissect))
+		return true;
+#endif
+	if (xfrm_may_match_ports(net))
+		return true;
+	return dst && mp_hash_per_entropy_v6(net) && rt6_is_multipath(dst);
+}
+
+static struct dst_entry *route_v6(struct mpdt_conn *c, struct socket *tunnel,
+				  struct flowi6 *fl6)
+{
+	struct net *net = c->msk->mn->net;
+	struct dst_entry *dst = NULL;
+
+	if (!route_per_entropy_v6(net, NULL)) {
+		dst = dst_cache_get_ip6(&c->dst_cache, &fl6->saddr);
+		if (dst)
+			return dst;
+	}
+	dst = ipv6_stub->ipv6_dst_lookup_flow(net, tunnel->sk, fl6, NULL);
+	if (!IS_ERR(dst) && !route_per_entropy_v6(net, dst))
+		dst_cache_set_ip6(&c->dst_cache, dst, &fl6->saddr);
+	return dst;
 }
 
 /* The entropy also goes in the IPv6 flow label (never 0: "no label"). */
@@ -90,7 +204,7 @@ static void xmit_v6(struct mpdt_conn *c, struct sk_buff *skb,
 
 	if (c->msk->bound.family == AF_INET6)
 		fl6.saddr = c->msk->bound.v6;
-	dst = ipv6_stub->ipv6_dst_lookup_flow(mn->net, tunnel->sk, &fl6, NULL);
+	dst = route_v6(c, tunnel, &fl6);
 	if (IS_ERR(dst)) {
 		mpdt_stat_inc(mn, MPDT_STAT_TX_ERR);
 		kfree_skb(skb);
@@ -134,9 +248,6 @@ static const enum mpdt_stat tx_stat[] = {
 	[MPDT_T_PROBE]	= MPDT_STAT_TX_PROBE,
 };
 
-/* The engine's transmit action: the packet it built, from our port to
- * the peer's, with @m's bytes for DATA.
- */
 /* The PSN a packet names, for its tracepoint. */
 static u32 named_psn(const struct mpdt_pkt *pkt)
 {
@@ -152,6 +263,9 @@ static u32 named_psn(const struct mpdt_pkt *pkt)
 	}
 }
 
+/* The engine's transmit action: the packet it built, from our port to
+ * the peer's, with @m's bytes for DATA.
+ */
 void mpdt_xmit(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
 	       const struct mpdt_eng_txmsg *m)
 {

@@ -20,6 +20,7 @@
 #include <linux/mutex.h>
 #include <linux/siphash.h>
 #include <linux/timer.h>
+#include <net/dst_cache.h>
 #include <net/inet_sock.h>
 #include <net/sock.h>
 #include <linux/mpdt.h>
@@ -144,6 +145,7 @@ struct mpdt_conn {
 	struct mpdt_sock *msk;
 	struct mpdt_addr peer;
 	struct hrtimer timer;		/* the engine's timer */
+	struct dst_cache dst_cache;	/* the route to the peer, output.c */
 	u32 rx_reserved;		/* bytes its partial messages hold */
 	DECLARE_HASHTABLE(rx_msgs, MPDT_RXMSG_HASH_BITS);
 };

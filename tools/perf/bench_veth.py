@@ -29,8 +29,10 @@ NS_A, NS_B = "mpdtbench_a", "mpdtbench_b"
 ADDR_A, ADDR_B = "10.77.0.1", "10.77.0.2"
 MSG = 1 << 20
 PORT = 7471
+# What the first MPDT connection ended with (MPDT_INFO, via mpdt-perf).
+PATH = ("srtt_us", "base_rtt_us", "bdp", "cwnd", "delivery_rate")
 # /proc/net/mpdt_stats counters reported per MiB received.
-PER_MIB = ("tx_pkts", "tx_data", "tx_sack", "retx_ooo", "retx_probe",
+PER_MIB = ("tx_packets", "tx_data", "tx_sack", "retx_ooo", "retx_probe",
            "retx_rto", "retx_nack")
 
 
@@ -136,7 +138,7 @@ def iperf(secs, *args):
     return s["bits_per_second"] / 1e6, s["bytes"], {}
 
 
-def mpdt(secs, flows=1, lb=None, verify=False):
+def mpdt(secs, flows=1, lb=None, verify=False, wrap=()):
     ready = "/tmp/mpdt_bench.ready"
     if os.path.exists(ready):
         os.unlink(ready)
@@ -149,16 +151,17 @@ def mpdt(secs, flows=1, lb=None, verify=False):
     while not os.path.exists(ready):
         time.sleep(0.05)
     lbarg = ["--lb", lb] if lb else []
-    cl = subprocess.run(ns(NS_A, PERF, "client", "-a", ADDR_B, "-p",
+    cl = subprocess.run([*wrap, *ns(NS_A, PERF, "client", "-a", ADDR_B, "-p",
                            str(PORT), "-t", str(secs), "--msg", str(MSG),
-                           "--flows", str(flows), *lbarg, *nv),
+                           "--flows", str(flows), *lbarg, *nv)],
                         text=True, capture_output=True)
     s = json.loads(srv.communicate(timeout=secs + 150)[0])
     c = json.loads(cl.stdout)
     if not (s["ok"] and c["ok"]):
         sys.exit("mpdt-perf failed: server %s, client %s" % (s, c))
     bad = sum(f["corrupt"] + f["dups"] for f in s["flows"])
-    return s["rx_mbps"], s["rx_bytes"], {"corrupt_or_dup": bad}
+    path = {k: c["flows"][0].get(k, 0) for k in PATH}
+    return s["rx_mbps"], s["rx_bytes"], {"corrupt_or_dup": bad, **path}
 
 
 def tools(secs, only):
@@ -185,14 +188,11 @@ def measure(fn):
 
 
 def profile(secs, top):
-    """perf record guest-wide during one MPDT run; the hottest symbols."""
+    """perf record guest-wide while one MPDT client runs; the hottest
+    symbols."""
     data = "/tmp/mpdt_bench.perf"
-    rec = subprocess.Popen(["perf", "record", "-a", "-N", "-q", "-e",
-                            "cpu-clock", "-F", "999", "-o", data, "--",
-                            "sleep", str(secs)],
-                           stderr=subprocess.DEVNULL)
-    mpdt(secs)
-    rec.wait()
+    mpdt(secs, wrap=("perf", "record", "-a", "-N", "-q", "-e", "cpu-clock",
+                     "-F", "999", "-o", data, "--"))
     rep = subprocess.run(["perf", "report", "-i", data, "--stdio", "-q",
                           "--no-children", "--sort", "dso,sym"],
                          check=True, text=True, capture_output=True).stdout
@@ -212,6 +212,8 @@ def median_row(runs):
                         for c in runs[0]["vcpu_busy"]}
     if "corrupt_or_dup" in runs[0]:
         out["corrupt_or_dup"] = sum(r["corrupt_or_dup"] for r in runs)
+        out["path"] = {k: statistics.median(r[k] for r in runs)
+                       for k in PATH}
     return out
 
 
@@ -231,9 +233,16 @@ def report(names, rows, prof):
             "%.2f" % (r["mbps"] / tcp) if tcp else "-",
             "%.2f" % (r["mbps"] / udp) if udp else "-",
             busy, r["busy_s_per_gib"],
-            pm["tx_pkts"], pm["tx_sack"], pm["skbs"]))
-    print("  (busy%%: each vCPU's busy share during the run; pkt and sack: "
+            pm["tx_packets"], pm["tx_sack"], pm["skbs"]))
+    print("  (busy%: each vCPU's busy share during the run; pkt and sack: "
           "MPDT packets sent by both sides; skb: skbs both veth ends sent)")
+    for k, r in rows.items():
+        if "path" in r:
+            print("  %-31s srtt %d us, base RTT %d us, BDP %d B, cwnd %d B, "
+                  "rate %.0f Mbit/s" % ((names[k],) +
+                                        tuple(r["path"][p] for p in PATH[:4])
+                                        + (r["path"]["delivery_rate"] * 8 /
+                                           1e6,)))
     if "tcp16" in rows and "mpdt16" in rows:
         print("  16 connections: MPDT %.2fx TCP" %
               (rows["mpdt16"]["mbps"] / rows["tcp16"]["mbps"]))
