@@ -67,5 +67,5 @@ u64 mpdt_path_bdp(const struct mpdt_path *p, u64 base_rtt_ns, u32 mss)
 
 	if (!p->full)
 		return max(2 * bdp, (u64)MPDT_PATH_IW_PKTS * mss);
-	return max(bdp + bdp / 4, (u64)mss);
+	return max(bdp + bdp / 4, (u64)MPDT_PATH_MIN_PKTS * mss);
 }

@@ -22,7 +22,11 @@
  * the application, without 25% growth: BBR's full-pipe test) the BDP
  * reported is twice the measured one and never below the initial window
  * of RFC 6928, so the windows the CCs derive from it can double every
- * round, as slow start does.  Once full it carries a quarter of headroom.
+ * round, as slow start does.  Once full it carries a quarter of headroom,
+ * and it is never below four packets: BBR's minimum target, the least a
+ * window needs for its acknowledgements to overlap its sending.  Below it
+ * a host path whose base RTT is a few tens of microseconds (veth: BDP
+ * under two packets) ran stop-and-wait, one SACK per DATA packet.
  */
 #ifndef _MPDT_PATH_H
 #define _MPDT_PATH_H
@@ -31,6 +35,7 @@
 
 #define MPDT_PATH_IW_PKTS	10	/* RFC 6928 */
 #define MPDT_PATH_FULL_ROUNDS	3	/* BBR: no 25% growth in 3 rounds */
+#define MPDT_PATH_MIN_PKTS	4	/* BBR: bbr_cwnd_min_target */
 /* Base RTT assumed before the first sample: a LAN's order (RFC 6298
  * starts its RTO at 1 s; timers here have their own floor, rto-min).
  */

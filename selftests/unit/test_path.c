@@ -85,6 +85,20 @@ TEST(pipe_is_full_after_three_rounds_without_growth)
 	EXPECT_EQ(12500ULL + 3125, mpdt_path_bdp(&f.p, RTT, MSS));
 }
 
+/* A host path: the same rate over a base RTT of 10 us is a BDP of one
+ * packet; the full pipe still gets BBR's four-packet minimum.
+ */
+TEST(full_pipe_keeps_four_packets)
+{
+	struct feed f;
+
+	feed_init(&f);
+	feed(&f, 10 * 4, GAP, BYTES, false);
+	EXPECT_TRUE(f.p.full);
+	EXPECT_EQ(4ULL * MSS, mpdt_path_bdp(&f.p, UNIT_US(10), MSS));
+	EXPECT_EQ(12500ULL + 3125, mpdt_path_bdp(&f.p, RTT, MSS));
+}
+
 /* Growth of a quarter or more each round keeps the pipe filling. */
 TEST(growing_rate_keeps_startup)
 {

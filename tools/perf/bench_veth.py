@@ -148,7 +148,12 @@ def mpdt(secs, flows=1, lb=None, verify=False, wrap=()):
                               "--timeout", str(secs + 120), *nv),
                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                            text=True)
+    deadline = time.monotonic() + 30
     while not os.path.exists(ready):
+        if srv.poll() is not None or time.monotonic() > deadline:
+            srv.kill()
+            sys.exit("mpdt-perf server did not come up: %s" %
+                     srv.communicate()[0])
         time.sleep(0.05)
     lbarg = ["--lb", lb] if lb else []
     cl = subprocess.run([*wrap, *ns(NS_A, PERF, "client", "-a", ADDR_B, "-p",
@@ -270,9 +275,12 @@ def main():
     try:
         t = tools(a.seconds, a.only)
         runs = {k: [] for k in t}
-        for _ in range(a.rounds):
+        for i in range(a.rounds):
             for k, (_, fn) in t.items():
                 runs[k].append(measure(fn))
+                print("round %d %s: %.1f Mbit/s" % (i + 1, k,
+                                                    runs[k][-1]["mbps"]),
+                      file=sys.stderr, flush=True)
         rows = {k: median_row(v) for k, v in runs.items()}
         prof = profile(a.seconds, a.top) if a.profile else None
     finally:
