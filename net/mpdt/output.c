@@ -25,16 +25,25 @@
 #define MPDT_SKB_HEADROOM \
 	ALIGN(MAX_HEADER + sizeof(struct ipv6hdr) + sizeof(struct udphdr), 16)
 
-static struct sk_buff *pkt_alloc(const struct mpdt_pkt *h, u32 payload)
+/* The headers in the skb's head; a DATA packet's payload is attached by
+ * reference to the message's pages (txmsg.c).
+ */
+static struct sk_buff *pkt_alloc(const struct mpdt_pkt *h,
+				 const struct mpdt_txmsg *tm)
 {
 	u32 hlen = mpdt_wire_hlen(h->hdr.type);
 	struct sk_buff *skb;
 
-	skb = alloc_skb(MPDT_SKB_HEADROOM + hlen + payload, GFP_ATOMIC);
+	skb = alloc_skb(MPDT_SKB_HEADROOM + hlen, GFP_ATOMIC);
 	if (!skb)
 		return NULL;
 	skb_reserve(skb, MPDT_SKB_HEADROOM);
 	mpdt_wire_encode(h, skb_put(skb, hlen));
+	if (tm && !mpdt_txmsg_attach(skb, tm, h->data.offset,
+				     h->data.payload_len)) {
+		kfree_skb(skb);
+		return NULL;
+	}
 	return skb;
 }
 
@@ -271,17 +280,15 @@ void mpdt_xmit(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
 {
 	struct mpdt_conn *c = mpdt_eng_conn(e);
 	u32 payload = pkt->hdr.type == MPDT_T_DATA ? pkt->data.payload_len : 0;
-	const struct mpdt_txmsg *tm;
+	const struct mpdt_txmsg *tm = NULL;
 	struct mpdt_pkt h = *pkt;
 	struct sk_buff *skb;
 
 	h.hdr.src_port = c->msk->port;
 	h.hdr.dst_port = ntohs(c->peer.port);
-	skb = pkt_alloc(&h, payload);
-	if (skb && payload) {
+	if (payload)
 		tm = container_of(m, struct mpdt_txmsg, core);
-		skb_put_data(skb, tm->data + pkt->data.offset, payload);
-	}
+	skb = pkt_alloc(&h, tm);
 	mpdt_stat_inc(c->msk->mn, tx_stat[pkt->hdr.type]);
 	trace_mpdt_xmit(&h, named_psn(&h), payload);
 	xmit(c, skb, pkt->hdr.ev);

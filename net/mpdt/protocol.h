@@ -116,11 +116,19 @@ struct mpdt6_sock {
 	struct ipv6_pinfo inet6;
 };
 
+/* Bytes of a message being sent, in a page fragment (txmsg.c). */
+struct mpdt_txchunk {
+	struct page *page;
+	u32 off;			/* in @page */
+	u32 start;			/* in the message */
+};
+
 /* A message being sent: kept whole until every packet is acknowledged. */
 struct mpdt_txmsg {
 	struct mpdt_eng_txmsg core;
 	u32 charged;			/* bytes of sk_wmem_queued */
-	u8 *data;
+	u32 nchunks;
+	struct mpdt_txchunk *chunks;	/* in message order */
 };
 
 /* A message being received, assembled in pages as packets arrive; @ra
@@ -201,6 +209,13 @@ void mpdt_conn_destroy(struct mpdt_conn *c);
 void mpdt_conn_destroy_all(struct mpdt_sock *msk);
 void mpdt_conn_fill_info(struct mpdt_conn *c, struct mpdt_info *info);
 void mpdt_rmem_release(struct mpdt_sock *msk, u32 bytes);
+
+/* txmsg.c: a message's bytes, attached to the skbs that carry them */
+u32 mpdt_txmsg_truesize(size_t len);
+struct mpdt_txmsg *mpdt_txmsg_new(struct msghdr *msg, size_t len, int *err);
+void mpdt_txmsg_destroy(struct mpdt_txmsg *m);
+bool mpdt_txmsg_attach(struct sk_buff *skb, const struct mpdt_txmsg *m,
+		       u32 off, u32 len);
 
 /* tx.c: the sending half */
 int mpdt_conn_send(struct mpdt_sock *msk, const struct mpdt_addr *peer,

@@ -228,31 +228,6 @@ static bool has_room(struct sock *sk, size_t len)
 	return !queued || queued + len <= READ_ONCE(sk->sk_sndbuf);
 }
 
-/* What a message really holds, so that even empty ones fill the buffer. */
-static u32 txmsg_truesize(size_t len)
-{
-	return kmem_cache_size(mpdt_txmsg_cache) +
-	       ALIGN(max_t(size_t, len, 1), SMP_CACHE_BYTES);
-}
-
-static struct mpdt_txmsg *txmsg_alloc(struct msghdr *msg, size_t len)
-{
-	struct mpdt_txmsg *m = kmem_cache_zalloc(mpdt_txmsg_cache,
-						 GFP_KERNEL_ACCOUNT);
-
-	if (!m)
-		return NULL;
-	m->core.len = len;
-	m->charged = txmsg_truesize(len);
-	m->data = kvmalloc(max_t(size_t, len, 1), GFP_KERNEL_ACCOUNT);
-	if (!m->data || copy_from_iter(m->data, len, &msg->msg_iter) != len) {
-		kvfree(m->data);
-		kmem_cache_free(mpdt_txmsg_cache, m);
-		return NULL;
-	}
-	return m;
-}
-
 static int msg_peer(struct mpdt_sock *msk, struct msghdr *msg,
 		    struct mpdt_addr *peer)
 {
@@ -295,16 +270,15 @@ static int mpdt_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	if (err)
 		return err;
 
-	err = wait_for(sk, &timeo, has_room, txmsg_truesize(len));
+	err = wait_for(sk, &timeo, has_room, mpdt_txmsg_truesize(len));
 	if (err)
 		return err;
-	m = txmsg_alloc(msg, len);
+	m = mpdt_txmsg_new(msg, len, &err);
 	if (!m)
-		return -ENOMEM;
+		return err;
 	err = mpdt_conn_send(msk, &peer, m);
 	if (err) {
-		kvfree(m->data);
-		kmem_cache_free(mpdt_txmsg_cache, m);
+		mpdt_txmsg_destroy(m);
 		return err;
 	}
 	return len;
