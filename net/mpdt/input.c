@@ -22,6 +22,7 @@
 /* What the outer headers said about the packet. */
 struct mpdt_rcv {
 	struct mpdt_addr from;
+	struct mpdt_addr to;
 	bool ce;
 };
 
@@ -31,11 +32,15 @@ static bool outer_headers(const struct sk_buff *skb, struct mpdt_rcv *r)
 	case htons(ETH_P_IP):
 		r->from.family = AF_INET;
 		r->from.v4 = ip_hdr(skb)->saddr;
+		r->to.family = AF_INET;
+		r->to.v4 = ip_hdr(skb)->daddr;
 		r->ce = INET_ECN_is_ce(ip_hdr(skb)->tos);
 		return true;
 	case htons(ETH_P_IPV6):
 		r->from.family = AF_INET6;
 		r->from.v6 = ipv6_hdr(skb)->saddr;
+		r->to.family = AF_INET6;
+		r->to.v6 = ipv6_hdr(skb)->daddr;
 		r->ce = INET_ECN_is_ce(ipv6_get_dsfield(ipv6_hdr(skb)));
 		return true;
 	}
@@ -85,6 +90,11 @@ static void dispatch(struct mpdt_sock *msk, const struct mpdt_pkt *pkt,
 			mpdt_stat_inc(mn, MPDT_STAT_DROP_NO_CONN);
 		if (!c)
 			return;
+		/* Answer from the address the peer chose, as TCP does: a
+		 * host with several addresses would otherwise answer from
+		 * whichever its route prefers, which the peer ignores.
+		 */
+		c->local = r->to;
 	}
 	mpdt_conn_heard(c);
 	mpdt_eng_on_packet(&c->eng, pkt, r->ce, &payload, mpdt_now());

@@ -59,6 +59,14 @@ static __be16 ev_port(const struct mpdt_net *mn, u16 ev)
 	return htons(READ_ONCE(mn->params.entropy_base) + ev % n);
 }
 
+/* The source address of everything @c sends: its own once known (a
+ * connection's addresses never change), else the socket's bound one.
+ */
+static const struct mpdt_addr *local_addr(const struct mpdt_conn *c)
+{
+	return c->local.family ? &c->local : &c->msk->bound;
+}
+
 /* IPsec policies may select on ports. */
 static bool xfrm_may_match_ports(const struct net *net)
 {
@@ -116,8 +124,8 @@ static void xmit_v4(struct mpdt_conn *c, struct sk_buff *skb,
 	__be16 dport = htons(mn->params.udp_port);
 	struct flowi4 fl4 = {
 		.daddr		= c->peer.v4,
-		.saddr		= c->msk->bound.family == AF_INET ?
-				  c->msk->bound.v4 : 0,
+		.saddr		= local_addr(c)->family == AF_INET ?
+				  local_addr(c)->v4 : 0,
 		.flowi4_proto	= IPPROTO_UDP,
 		.fl4_sport	= sport,
 		.fl4_dport	= dport,
@@ -129,6 +137,10 @@ static void xmit_v4(struct mpdt_conn *c, struct sk_buff *skb,
 		mpdt_stat_inc(mn, MPDT_STAT_TX_ERR);
 		kfree_skb(skb);
 		return;
+	}
+	if (!c->local.family) {
+		c->local.family = AF_INET;
+		c->local.v4 = fl4.saddr;
 	}
 	/* ECT(0) so the fabric marks congestion instead of dropping. */
 	udp_tunnel_xmit_skb(rt, tunnel->sk, skb, fl4.saddr, fl4.daddr,
@@ -211,13 +223,17 @@ static void xmit_v6(struct mpdt_conn *c, struct sk_buff *skb,
 	};
 	struct dst_entry *dst;
 
-	if (c->msk->bound.family == AF_INET6)
-		fl6.saddr = c->msk->bound.v6;
+	if (local_addr(c)->family == AF_INET6)
+		fl6.saddr = local_addr(c)->v6;
 	dst = route_v6(c, tunnel, &fl6);
 	if (IS_ERR(dst)) {
 		mpdt_stat_inc(mn, MPDT_STAT_TX_ERR);
 		kfree_skb(skb);
 		return;
+	}
+	if (!c->local.family) {
+		c->local.family = AF_INET6;
+		c->local.v6 = fl6.saddr;
 	}
 	udp_tunnel6_xmit_skb(dst, tunnel->sk, skb, NULL, &fl6.saddr,
 			     &fl6.daddr, INET_ECN_ECT_0, ip6_dst_hoplimit(dst),

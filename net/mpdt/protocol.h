@@ -152,6 +152,10 @@ struct mpdt_conn {
 	struct list_head lru;		/* msk->conn_lru */
 	struct mpdt_sock *msk;
 	struct mpdt_addr peer;
+	/* Our address: the one the peer sent to, or that our first route
+	 * chose; family 0 until known.  It never changes.
+	 */
+	struct mpdt_addr local;
 	struct hrtimer timer;		/* the engine's timer */
 	struct dst_cache dst_cache;	/* the route to the peer, output.c */
 	u32 rx_reserved;		/* bytes its partial messages hold */
