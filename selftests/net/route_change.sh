@@ -33,7 +33,9 @@ link() {
 	ip -n "$NS_B" addr add "fd0$n::2/64" dev "rb$n" nodad
 	ip -n "$NS_A" link set "ra$n" up
 	ip -n "$NS_B" link set "rb$n" up
-	netem_set "$NS_A" "ra$n" rate "$RATE"
+	# A queue long enough that netem never drops: every packet sent is
+	# counted on its link.
+	netem_set "$NS_A" "ra$n" rate "$RATE" limit 100000
 }
 
 setup() {
@@ -116,8 +118,10 @@ moves() {
 	assert_gt "IPv$fam: DATA after the move" 0 $((d1 - d0))
 	assert_ge "IPv$fam: link 2 packets >= DATA after the move" \
 		$((d1 - d0)) $((l2_1 - l2_0))
-	# Link 1 may still carry neighbour discovery, never DATA.
-	assert_le "IPv$fam: link 1 packets after the move" 3 $((l1_1 - l1_0))
+	# Link 1 may still carry a few control packets (ARP, IPv6 neighbour
+	# advertisements, router solicitations, MLD reports), never the
+	# thousands of DATA a stale route would send there.
+	assert_le "IPv$fam: link 1 packets after the move" 10 $((l1_1 - l1_0))
 }
 
 setup

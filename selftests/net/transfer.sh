@@ -6,7 +6,10 @@
 # included) go from 10.0.0.1 to 10.0.0.2.  Every message must arrive exactly
 # once with its content intact (mpdt_msg checks length and hash per index),
 # the sender must see all of them acknowledged, and the per-netns counters
-# must agree with what the applications saw.
+# must agree with what the applications saw.  Then messages of the sizes
+# at the edges that matter (a packet's payload, a page, a 32 KiB page
+# fragment, each +-1), three of each, one sender per size, so the message
+# bytes start at different offsets of the sender's page fragments.
 #
 # Environment: MPDT_SEED (sizes/contents), MPDT_XFER_COUNT (default 1000),
 # MPDT_XFER_MAX (default 4194304).
@@ -65,4 +68,8 @@ log "ok: no malformed/foreign/stale drops on either side"
 log "retransmissions: ooo=${A[retx_ooo]} probe=${A[retx_probe]}" \
 	"rto=${A[retx_rto]} nack=${A[retx_nack]}, rtos=${A[rto]}," \
 	"duplicates at the receiver=${B[rx_dup_data]}"
-pass "$COUNT messages in $XFER_SECS s"
+port=7001
+for n in 1 1399 1400 1401 2800 4095 4096 4097 32767 32768 32769 65537; do
+	run_transfer "size-$n" 3 $n $n 60 $((port++))
+done
+pass "$COUNT messages, then 3 of each edge size"
