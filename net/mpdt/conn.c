@@ -266,11 +266,14 @@ static struct mpdt_conn *conn_alloc(struct mpdt_sock *msk, gfp_t gfp)
 	c->eng.cc.priv = algo_priv(cc->priv_size, gfp);
 	if (lb_alloc(&c->eng.lb, READ_ONCE(msk->lb) ?: READ_ONCE(msk->mn->lb),
 		     &msk->mn->params, gfp) ||
-	    !rx_bits || (cc->priv_size && !c->eng.cc.priv) ||
-	    dst_cache_init(&c->dst_cache, gfp)) {
+	    !rx_bits || (cc->priv_size && !c->eng.cc.priv)) {
 		conn_free(c);
 		return NULL;
 	}
+	/* Optional: without it every packet's route is looked up (an atomic
+	 * per-CPU allocation fails while the allocator refills).
+	 */
+	dst_cache_init(&c->dst_cache, gfp);
 	return c;
 }
 
