@@ -139,7 +139,7 @@ static enum skb_drop_reason mpdt_rcv(struct mpdt_net *mn, struct sk_buff *skb)
 	if (r.ce)
 		mpdt_stat_inc(mn, MPDT_STAT_RX_CE);
 
-	msk = mpdt_port_lookup(mn, pkt.hdr.dst_port);
+	msk = mpdt_port_lookup_rcu(mn, pkt.hdr.dst_port);
 	if (!msk)
 		return drop(mn, MPDT_STAT_DROP_NO_SOCKET,
 			    SKB_DROP_REASON_NO_SOCKET);
@@ -152,7 +152,6 @@ static enum skb_drop_reason mpdt_rcv(struct mpdt_net *mn, struct sk_buff *skb)
 	else
 		dispatch(msk, &pkt, skb, &r);
 	spin_unlock(&msk->lock);
-	sock_put(&msk->inet.sk);
 	return reason;
 }
 

@@ -108,17 +108,16 @@ static struct mpdt_sock *port_find(struct mpdt_net *mn, u16 port)
 	return NULL;
 }
 
-/* Caller holds a reference on the result, or gets NULL. */
-struct mpdt_sock *mpdt_port_lookup(struct mpdt_net *mn, u16 port)
+/* The socket bound to @port, for the receive path, which runs under
+ * rcu_read_lock(): sockets are freed a grace period after their last
+ * reference (SOCK_RCU_FREE), so the caller needs no reference of its own
+ * to take msk->lock, under which a closing socket says so in
+ * msk->closing (set before its port goes and its last reference is put).
+ */
+struct mpdt_sock *mpdt_port_lookup_rcu(struct mpdt_net *mn, u16 port)
 {
-	struct mpdt_sock *msk;
-
-	rcu_read_lock();
-	msk = port_find(mn, port);
-	if (msk && !refcount_inc_not_zero(&msk->inet.sk.sk_refcnt))
-		msk = NULL;
-	rcu_read_unlock();
-	return msk;
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "mpdt port lookup outside RCU");
+	return port_find(mn, port);
 }
 
 /* A random start, then every port of the range once: an off-path host

@@ -189,7 +189,7 @@ int mpdt_net_apply_params(struct mpdt_net *mn, const struct mpdt_params *p,
 			  struct netlink_ext_ack *extack);
 void mpdt_port_unbind(struct mpdt_sock *msk);
 void mpdt_port_closed(struct mpdt_sock *msk);
-struct mpdt_sock *mpdt_port_lookup(struct mpdt_net *mn, u16 port);
+struct mpdt_sock *mpdt_port_lookup_rcu(struct mpdt_net *mn, u16 port);
 int mpdt_net_register(void);
 void mpdt_net_unregister(void);
 extern struct mpdt_params mpdt_default_params;
