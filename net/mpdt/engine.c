@@ -518,7 +518,13 @@ static void on_sack(struct mpdt_eng *e, const struct mpdt_pkt *pkt, u64 now)
 	}
 	e->sacks_rcvd++;
 	INIT_LIST_HEAD(&walk.done);
-	if (mpdt_rtt_sample(&e->rtt, s->echo_ts, now)) {
+	sig.probe = pkt->hdr.flags & MPDT_F_PROBE_ACK;
+	/* A probe answer echoes a header-only packet: its RTT lacks a full
+	 * packet's serialization (560 us at 20 Mbit/s), and as the base RTT
+	 * it would shrink the BDP and fire the next probe before any SACK of
+	 * data could come back.  Only echoes of DATA are RTT samples.
+	 */
+	if (!sig.probe && mpdt_rtt_sample(&e->rtt, s->echo_ts, now)) {
 		sig.rtt_ns = e->rtt.latest;
 		echo_ts = s->echo_ts;
 	}
@@ -527,7 +533,6 @@ static void on_sack(struct mpdt_eng *e, const struct mpdt_pkt *pkt, u64 now)
 	 */
 	cwnd_pkts = e->lb.ops->flowlets ? U32_MAX :
 		    max(1U, e->cc.cwnd / max(e->cc.mss, 1U));
-	sig.probe = pkt->hdr.flags & MPDT_F_PROBE_ACK;
 	mpdt_sb_on_sack(&e->sb, s, sig.probe, cwnd_pkts, base_rtt_ns(e), now,
 			sack_acked, &walk, &ack);
 	if (ack.rto_undone) {

@@ -1349,7 +1349,8 @@ TEST(hooks_of_one_sack_run_in_order)
 
 /* The same order when the loss is the probe's (§3.3.2): its answer came
  * fast with no SACK since, so what was sent before it is lost; the
- * congestion control is told the SACK answers a probe.
+ * congestion control is told the SACK answers a probe.  The answer is no
+ * RTT sample: it echoes a header-only packet, not data.
  */
 TEST(hooks_of_a_probe_answer_run_in_order)
 {
@@ -1386,13 +1387,13 @@ TEST(hooks_of_a_probe_answer_run_in_order)
 	s->now += UNIT_US(50);
 	log_clear(a);
 	cap_inject(s, 0, sack);
-	cat(want, sizeof(want), "lb.on_loss ev=100 rto=0 rtt=100000\n");
-	cat(want, sizeof(want), "lb.on_ack rtt=100000 evs=101,102,103\n");
+	cat(want, sizeof(want), "lb.on_loss ev=100 rto=0 rtt=0\n");
+	cat(want, sizeof(want), "lb.on_ack rtt=0 evs=101,102,103\n");
 	cat(want, sizeof(want),
-	    "cc.on_ack rtt=100000 acked=3006 inflight=0 probe=1\n");
+	    "cc.on_ack rtt=0 acked=3006 inflight=0 probe=1\n");
 	for (i = 1; i < 4; i++)
 		cat(want, sizeof(want),
-		    "cc.on_message_done len=%u delay=%llu rtt=100000\n",
+		    "cc.on_message_done len=%u delay=%llu rtt=0\n",
 		    1000 + i, s->now - T0);
 	want_xmit(want, sizeof(want), 0, true, MPDT_F_RETX | MPDT_F_AR);
 	EXPECT_STREQ(want, a->log);
