@@ -58,10 +58,9 @@ setup() {
 	ip -n "$NS_B" -6 route add fd08::1/128 via fd01::1 dev rb1
 }
 
-# tx_pkts NS DEV: packets DEV has sent.
+# tx_pkts NS DEV: packets DEV has sent (the line after "TX:").
 tx_pkts() {
-	ip -n "$1" -s -j link show dev "$2" |
-		python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["stats64"]["tx"]["packets"])'
+	ip -n "$1" -s link show dev "$2" | awk '/TX:/ { getline; print $2; exit }'
 }
 
 # moves FAMILY SRC DST VIA1 VIA2
@@ -95,12 +94,13 @@ moves() {
 		cat "$sout" "$rout" >&2
 		fail "IPv$fam: the transfer ended before the move"
 	fi
-	# Move first, then count: what goes between them is counted on link 2
-	# and not in the DATA after the move, so the check below is exact.
+	# Move, read the links, then the DATA count: every DATA counted from
+	# here on left after the links were read, so the check below is
+	# exact however long each read takes.
 	ip -n "$NS_A" "-$fam" route replace "$dst" via "$via2" dev ra2 src "$src"
-	d0=$(stat_get "$NS_A" tx_data)
 	l1_0=$(tx_pkts "$NS_A" ra1)
 	l2_0=$(tx_pkts "$NS_A" ra2)
+	d0=$(stat_get "$NS_A" tx_data)
 	wait "$spid" || src_rc=$?
 	wait "$rpid" || rrc=$?
 	log "IPv$fam sender (exit $src_rc): $(cat "$sout")"
@@ -110,6 +110,7 @@ moves() {
 	assert_eq "IPv$fam: messages received intact, once each" "$COUNT" \
 		"$(jv RECV_RES received)"
 	assert_eq "IPv$fam: corrupt" 0 "$(jv RECV_RES corrupt)"
+	# The sender has exited: nothing more leaves, any order will do.
 	d1=$(stat_get "$NS_A" tx_data)
 	l1_1=$(tx_pkts "$NS_A" ra1)
 	l2_1=$(tx_pkts "$NS_A" ra2)
