@@ -119,13 +119,13 @@ static struct rtable *route_v4(struct mpdt_conn *c, struct flowi4 *fl4)
 static void xmit_v4(struct mpdt_conn *c, struct sk_buff *skb,
 		    struct socket *tunnel, u16 ev)
 {
+	const struct mpdt_addr *local = local_addr(c);
 	struct mpdt_net *mn = c->msk->mn;
 	__be16 sport = ev_port(mn, ev);
 	__be16 dport = htons(mn->params.udp_port);
 	struct flowi4 fl4 = {
 		.daddr		= c->peer.v4,
-		.saddr		= local_addr(c)->family == AF_INET ?
-				  local_addr(c)->v4 : 0,
+		.saddr		= local->family == AF_INET ? local->v4 : 0,
 		.flowi4_proto	= IPPROTO_UDP,
 		.fl4_sport	= sport,
 		.fl4_dport	= dport,
@@ -174,36 +174,38 @@ static bool rt6_is_multipath(const struct dst_entry *dst)
 	return mp;
 }
 
-/* A route of ours can depend on the entropy: rules or IPsec policies that
- * match ports make every route suspect; the hash policy only matters on
- * a multipath route (@dst, just looked up).
+/* Rules or IPsec policies that match ports make every IPv6 route of ours
+ * depend on the entropy.
  */
-static bool route_per_entropy_v6(const struct net *net,
-				 const struct dst_entry *dst)
+static bool rules_per_entropy_v6(const struct net *net)
 {
 #ifdef CONFIG_IPV6_MULTIPLE_TABLES
 	if (READ_ONCE(net->ipv6.fib6_rules_require_fldissect))
 		return true;
 #endif
-	if (xfrm_may_match_ports(net))
-		return true;
-	return dst && mp_hash_per_entropy_v6(net) && rt6_is_multipath(dst);
+	return xfrm_may_match_ports(net);
 }
 
+/* The hash policy only matters on a multipath route (@dst, just looked
+ * up), so the cache is checked after the lookup it may save.
+ */
 static struct dst_entry *route_v6(struct mpdt_conn *c, struct socket *tunnel,
 				  struct flowi6 *fl6)
 {
 	struct net *net = c->msk->mn->net;
-	struct dst_entry *dst = NULL;
+	bool per_entropy = rules_per_entropy_v6(net);
+	struct dst_entry *dst;
 
-	if (!route_per_entropy_v6(net, NULL)) {
+	if (!per_entropy) {
 		dst = dst_cache_get_ip6(&c->dst_cache, &fl6->saddr);
 		if (dst)
 			return dst;
 	}
 	dst = ipv6_stub->ipv6_dst_lookup_flow(net, tunnel->sk, fl6, NULL);
-	if (!IS_ERR(dst) && !route_per_entropy_v6(net, dst))
-		dst_cache_set_ip6(&c->dst_cache, dst, &fl6->saddr);
+	if (IS_ERR(dst) || per_entropy ||
+	    (mp_hash_per_entropy_v6(net) && rt6_is_multipath(dst)))
+		return dst;
+	dst_cache_set_ip6(&c->dst_cache, dst, &fl6->saddr);
 	return dst;
 }
 
@@ -221,10 +223,11 @@ static void xmit_v6(struct mpdt_conn *c, struct sk_buff *skb,
 		.fl6_sport	= sport,
 		.fl6_dport	= dport,
 	};
+	const struct mpdt_addr *local = local_addr(c);
 	struct dst_entry *dst;
 
-	if (local_addr(c)->family == AF_INET6)
-		fl6.saddr = local_addr(c)->v6;
+	if (local->family == AF_INET6)
+		fl6.saddr = local->v6;
 	dst = route_v6(c, tunnel, &fl6);
 	if (IS_ERR(dst)) {
 		mpdt_stat_inc(mn, MPDT_STAT_TX_ERR);

@@ -112,17 +112,12 @@ log "ok: paralet reorders far less than per-packet spraying"
 # IPv6 between two fabric hosts, sprayed, every message checked.
 "$CLI" -n "$NS_A" param set lb oblivious >/dev/null
 v6_port=$((PORT + 10))
-ready=$WORKDIR/ready.v6
-bg ip netns exec "$NS_B" "$(mpdt_msg_bin)" recv -6 -p "$v6_port" -n "$MSGS" \
-	-M "$MSG_BYTES" -t 180 -r "$ready" >"$WORKDIR/v6.recv" 2>&1
-rpid=$BG_PID
-for ((i = 0; i < 300; i++)); do
-	[[ -e $ready ]] && break
-	sleep 0.1
-done
-[[ -e $ready ]] || fail "IPv6 receiver did not come up"
+start_receiver "$NS_B" "$v6_port" "$MSGS" 1 "$MSG_BYTES" 180 \
+	"$WORKDIR/v6.recv" "$MPDT_SEED" -6
+rpid=$RECV_PID
 ip netns exec "$NS_A" "$(mpdt_msg_bin)" send -a "$(fabric_addr6 2 1)" \
-	-p "$v6_port" -n "$MSGS" -M "$MSG_BYTES" -t 180 >"$WORKDIR/v6.send" 2>&1 ||
+	-p "$v6_port" -n "$MSGS" -M "$MSG_BYTES" -s "$MPDT_SEED" -t 180 \
+	>"$WORKDIR/v6.send" 2>&1 ||
 	fail "IPv6 sender failed: $(cat "$WORKDIR/v6.send")"
 bg_wait "$rpid" || fail "IPv6 receiver failed: $(cat "$WORKDIR/v6.recv")"
 log "IPv6: $(cat "$WORKDIR/v6.recv")"

@@ -526,15 +526,17 @@ wait_tunnel() {
 # replayed with MPDT_SEED=N.
 MPDT_SEED=${MPDT_SEED:-$((RANDOM * 32768 + RANDOM + 1))}
 
-# start_receiver NS PORT COUNT MIN MAX TIMEOUT OUTFILE [SEED]: start
-# 'mpdt_msg recv' in the background and wait until its socket is bound.
-# Sets RECV_PID.
+# start_receiver NS PORT COUNT MIN MAX TIMEOUT OUTFILE [SEED [ARG...]]:
+# start 'mpdt_msg recv' (with ARGs, e.g. -6) in the background and wait
+# until its socket is bound.  Sets RECV_PID.
 start_receiver() {
 	local ns=$1 port=$2 count=$3 min=$4 max=$5 tmo=$6 out=$7 seed=${8:-$MPDT_SEED}
 	local ready=$WORKDIR/ready.$port.$ns i
+	shift $(($# < 8 ? $# : 8))
 	rm -f "$ready"
-	bg ip netns exec "$ns" "$(mpdt_msg_bin)" recv -p "$port" -n "$count" \
-		-m "$min" -M "$max" -s "$seed" -t "$tmo" -r "$ready" >"$out" 2>&1
+	bg ip netns exec "$ns" "$(mpdt_msg_bin)" recv "$@" -p "$port" \
+		-n "$count" -m "$min" -M "$max" -s "$seed" -t "$tmo" \
+		-r "$ready" >"$out" 2>&1
 	RECV_PID=$BG_PID
 	for ((i = 0; i < 300; i++)); do
 		[[ -e $ready ]] && return 0

@@ -69,17 +69,11 @@ moves() {
 	local rout=$WORKDIR/recv.$fam.out sout=$WORKDIR/send.$fam.out
 	local spid rrc=0 src_rc=0 d0 d1 l1_0 l1_1 l2_0 l2_1 i
 	ip -n "$NS_A" "-$fam" route replace "$dst" via "$via1" dev ra1 src "$src"
-	local ready=$WORKDIR/ready.$fam rpid v6=()
+	local rpid v6=()
 	[[ $fam == 6 ]] && v6=(-6)
-	bg ip netns exec "$NS_B" "$(mpdt_msg_bin)" recv "${v6[@]}" -p "$port" \
-		-n "$COUNT" -m $SIZE -M $SIZE -s "$MPDT_SEED" -t 120 -r "$ready" \
-		>"$rout" 2>&1
-	rpid=$BG_PID
-	for ((i = 0; i < 300; i++)); do
-		[[ -e $ready ]] && break
-		sleep 0.1
-	done
-	[[ -e $ready ]] || fail "IPv$fam: the receiver did not come up"
+	start_receiver "$NS_B" "$port" "$COUNT" $SIZE $SIZE 120 "$rout" \
+		"$MPDT_SEED" "${v6[@]}"
+	rpid=$RECV_PID
 	bg ip netns exec "$NS_A" "$(mpdt_msg_bin)" send -a "$dst" -p "$port" \
 		-n "$COUNT" -m $SIZE -M $SIZE -s "$MPDT_SEED" -t 120 \
 		>"$sout" 2>&1
