@@ -226,6 +226,7 @@ static void count(struct mpdt_eng *e, enum mpdt_stat s, u64 n)
 
 static const struct mpdt_eng_ops conn_eng_ops = {
 	.xmit		= mpdt_xmit,
+	.flush		= mpdt_xmit_flush,
 	.arm_timer	= mpdt_tx_arm_timer,
 	.count		= count,
 	.tx_release	= mpdt_tx_release,
@@ -240,6 +241,7 @@ static const struct mpdt_eng_ops conn_eng_ops = {
 
 static void conn_free(struct mpdt_conn *c)
 {
+	DEBUG_NET_WARN_ON_ONCE(c->burst.skb);
 	dst_cache_destroy(&c->dst_cache);
 	kvfree(c->eng.sb.ring);
 	kfree(c->eng.rx.bits);

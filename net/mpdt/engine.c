@@ -242,6 +242,7 @@ void mpdt_eng_start(struct mpdt_eng *e, struct mpdt_sb_pkt *ring, u32 nonce,
 	e->nonce = nonce;
 	e->state = MPDT_ENG_ACTIVE;
 	e->pause_until = 0;
+	e->burst_left = 0;
 	mpdt_sb_init(&e->sb, ring, e->rx.window, now);
 	mpdt_sb_report_losses(&e->sb, on_lost, e);
 	mpdt_rtt_init(&e->rtt);
@@ -273,15 +274,18 @@ static bool window_starves_acks(const struct mpdt_eng *e, u32 len)
 	       mpdt_sb_inflight(&e->sb) + len >= e->cc.cwnd;
 }
 
-/* The policy's entropy for @psn; @ctx says whether it joins a flowlet. */
-static u16 choose_ev(struct mpdt_eng *e, u64 now, u32 psn, bool resend,
-		     struct mpdt_lb_ctx *ctx)
+/* The policy's entropy for @pkts packets from @psn; @ctx says whether
+ * they join a flowlet and how many the policy let them be.
+ */
+static u16 choose_ev(struct mpdt_eng *e, u64 now, u32 psn, u32 pkts,
+		     bool resend, struct mpdt_lb_ctx *ctx)
 {
 	u64 bdp_pkts = mpdt_div(mpdt_bdp(&e->eff), e->cc.mss);
 
 	*ctx = (struct mpdt_lb_ctx) {
 		.now = now,
 		.psn = psn,
+		.pkts = pkts,
 		.cwnd_pkts = max(1U, e->cc.cwnd / max(e->cc.mss, 1U)),
 		.bdp_pkts = clamp(bdp_pkts, 1ULL, (u64)U32_MAX),
 		.rtt_ns = e->rtt.samples ? e->rtt.srtt : base_rtt_ns(e),
@@ -325,17 +329,45 @@ static bool resend_one(struct mpdt_eng *e, u64 now)
 	/* The resend takes the policy's current choice, not the lost path;
 	 * it belongs to no in-order stream.
 	 */
-	mpdt_sb_resent(&e->sb, psn, choose_ev(e, now, psn, true, &ctx), now);
+	mpdt_sb_resent(&e->sb, psn, choose_ev(e, now, psn, 1, true, &ctx), now);
 	xmit_data(e, psn, MPDT_F_RETX | MPDT_F_AR, psn);
 	return true;
+}
+
+/* TCP sizes a TSO burst to about a millisecond at its pacing rate
+ * (tcp_tso_autosize()).  A burst here carries about a millisecond at the
+ * measured delivery rate (or the configured link speed): one packet on
+ * slow paths, where spraying keeps its per-packet granularity, up to
+ * burst-pkts on fast ones, where per-packet costs limit the rate.
+ */
+static u32 burst_size(const struct mpdt_eng *e)
+{
+	const struct mpdt_params *p = e->params;
+	u64 per_ms = p->link_mbps ? (u64)p->link_mbps * 125 :
+				    mpdt_div(e->path.rate, 1000);
+
+	return clamp(mpdt_div(per_ms, e->cc.mss), 1ULL,
+		     (u64)max(p->burst_pkts, 1U));
+}
+
+/* A new burst's entropy, chosen once for its packets; returns the PSN
+ * sent before @psn on the same in-order stream.
+ */
+static u32 start_burst(struct mpdt_eng *e, u64 now, u32 psn)
+{
+	struct mpdt_lb_ctx ctx;
+
+	e->burst_ev = choose_ev(e, now, psn, burst_size(e), false, &ctx);
+	e->burst_left = max(ctx.pkts, 1U);
+	e->burst_flowlet = ctx.in_flowlet;
+	return ctx.in_flowlet ? ctx.flowlet_prev : psn - 1;
 }
 
 static bool send_new(struct mpdt_eng *e, u64 now)
 {
 	struct mpdt_eng_txmsg *m = e->tx_next;
-	struct mpdt_lb_ctx ctx;
-	u32 off, len, psn;
-	u16 flags = 0, ev;
+	u32 off, len, psn, prev;
+	u16 flags = 0;
 
 	if (!m || !mpdt_sb_window_open(&e->sb))
 		return false;
@@ -343,8 +375,10 @@ static bool send_new(struct mpdt_eng *e, u64 now)
 	len = min(m->mss, m->len - off);
 	if (!cwnd_allows(e, len))
 		return false;
-	ev = choose_ev(e, now, e->sb.nxt, false, &ctx);
-	psn = mpdt_sb_record(&e->sb, m, off, len, ev, now);
+	/* The burst's later packets follow its first on its stream. */
+	prev = e->burst_left ? e->sb.nxt - 1 : start_burst(e, now, e->sb.nxt);
+	e->burst_left--;
+	psn = mpdt_sb_record(&e->sb, m, off, len, e->burst_ev, now);
 	if (!m->sent)
 		m->first_tx_ns = now;
 	if (++m->sent == m->npkts)
@@ -356,9 +390,9 @@ static bool send_new(struct mpdt_eng *e, u64 now)
 	 */
 	if (!e->tx_next || window_starves_acks(e, len))
 		flags |= MPDT_F_AR;
-	if (ctx.in_flowlet)
+	if (e->burst_flowlet)
 		flags |= MPDT_F_FLOWLET;
-	xmit_data(e, psn, flags, ctx.in_flowlet ? ctx.flowlet_prev : psn - 1);
+	xmit_data(e, psn, flags, prev);
 	return true;
 }
 
@@ -416,12 +450,16 @@ static void arm_timer(struct mpdt_eng *e, u64 now)
 		e->ops->arm_timer(e, when);
 }
 
-/* Send what the window allows: repairs first, then new packets. */
+/* Send what the window allows: repairs first, then new packets.  A
+ * burst ends with the packets that can go now.
+ */
 static void push(struct mpdt_eng *e, u64 now)
 {
 	if (e->state == MPDT_ENG_ACTIVE && now >= e->pause_until) {
 		while (resend_one(e, now) || send_new(e, now))
 			;
+		e->burst_left = 0;
+		e->ops->flush(e);
 	}
 	arm_timer(e, now);
 }
@@ -642,7 +680,7 @@ static void send_probe(struct mpdt_eng *e, u64 now)
 	e->probes++;
 	trace_mpdt_probe(e);
 	fill_header(e, &h, MPDT_T_PROBE, 0, e->nonce,
-		    choose_ev(e, now, e->sb.una, true, &ctx));
+		    choose_ev(e, now, e->sb.una, 1, true, &ctx));
 	e->ops->xmit(e, &h, NULL);
 }
 

@@ -56,10 +56,16 @@ struct mpdt_eng;
 struct mpdt_eng_ops {
 	/* Send @pkt: type, flags, nonce, EV and body are filled in, the
 	 * glue adds the ports.  DATA carries payload_len bytes of @m from
-	 * data.offset; @m is NULL for the other types.
+	 * data.offset; @m is NULL for the other types.  The glue may hold
+	 * new DATA packets to send a burst of them as one skb, in order,
+	 * until flush().
 	 */
 	void (*xmit)(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
 		     const struct mpdt_eng_txmsg *m);
+	/* Send what xmit() held; nothing is held between the engine's
+	 * calls.
+	 */
+	void (*flush)(struct mpdt_eng *e);
 	/* Run mpdt_eng_on_timer() at @when (ns) or earlier. */
 	void (*arm_timer)(struct mpdt_eng *e, u64 when);
 	void (*count)(struct mpdt_eng *e, enum mpdt_stat s, u64 n);
@@ -110,6 +116,12 @@ struct mpdt_eng {
 	u64 pause_until;		/* receiver said NO_BUFFER */
 	u64 heard_ns;			/* latest packet from the peer */
 	u16 last_ev;
+	/* The burst being sent: its EV serves @burst_left more new packets
+	 * (the LB chose once for all); @burst_flowlet: on a flowlet.
+	 */
+	u32 burst_left;
+	u16 burst_ev;
+	bool burst_flowlet;
 
 	/* Receiving half: the peer's incarnation and PSN bitmap. */
 	bool rx_active;

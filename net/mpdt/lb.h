@@ -22,6 +22,10 @@ struct mpdt_lb {
 struct mpdt_lb_ctx {
 	u64 now;
 	u32 psn;		/* of the packet being sent */
+	/* In: the packets of consecutive PSNs from @psn the choice is for (a
+	 * burst, sent at once); out: a policy may lower it, to 1 at least.
+	 */
+	u32 pkts;
 	u32 cwnd_pkts;		/* congestion window, in packets */
 	u32 bdp_pkts;		/* configured BDP, in packets */
 	u64 rtt_ns;		/* smoothed RTT, or the base RTT before one */
@@ -29,7 +33,8 @@ struct mpdt_lb_ctx {
 	/* Out, for policies that keep a stream of packets on one path and in
 	 * order (ParaLet flowlets): set in_flowlet and the PSN sent before
 	 * this one on the same flowlet (or this PSN if it starts one).  The
-	 * receiver then treats a gap inside a flowlet as a loss.
+	 * burst's later packets follow on the same flowlet.  The receiver
+	 * then treats a gap inside a flowlet as a loss.
 	 */
 	bool in_flowlet;
 	u32 flowlet_prev;

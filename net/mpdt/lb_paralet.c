@@ -111,10 +111,12 @@ static u16 paralet_choose(struct mpdt_lb *lb, struct mpdt_lb_ctx *ctx)
 		paralet_start(lb, s, f, ctx->bdp_pkts);
 		f->prev_psn = ctx->psn;
 	}
+	/* A burst goes on one flowlet, and no further than its end. */
+	ctx->pkts = clamp(ctx->pkts, 1U, f->left);
 	ctx->in_flowlet = true;
 	ctx->flowlet_prev = f->prev_psn;
-	f->prev_psn = ctx->psn;
-	f->left--;
+	f->prev_psn = ctx->psn + ctx->pkts - 1;
+	f->left -= ctx->pkts;
 	return f->ev;
 }
 

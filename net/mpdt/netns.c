@@ -46,6 +46,12 @@ static struct socket *tunnel_open(struct mpdt_net *mn, int family)
 		return ERR_PTR(err);
 	}
 	setup_udp_tunnel_sock(mn->net, sock, &cfg);
+	/* Tunnels convert checksums for the inner packets they carry; MPDT
+	 * carries none.  Without it a UDP GSO burst that reaches us whole
+	 * (from a veth peer) is cut up without computing the checksums of
+	 * bytes that never left this host (udp_rcv_segment()).
+	 */
+	inet_dec_convert_csum(sock->sk);
 	return sock;
 }
 

@@ -24,6 +24,9 @@
 
 #define MPDT_SKB_HEADROOM \
 	ALIGN(MAX_HEADER + sizeof(struct ipv6hdr) + sizeof(struct udphdr), 16)
+/* A burst's MPDT packets, so that its IP packet stays within 64 KiB. */
+#define MPDT_GSO_MAX_BYTES \
+	(GSO_LEGACY_MAX_SIZE - sizeof(struct ipv6hdr) - sizeof(struct udphdr))
 
 /* The headers in the skb's head; a DATA packet's payload is attached by
  * reference to the message's pages (txmsg.c).
@@ -243,7 +246,8 @@ static void xmit_v6(struct mpdt_conn *c, struct sk_buff *skb,
 			     fl6.flowlabel, sport, dport, false);
 }
 
-static void xmit(struct mpdt_conn *c, struct sk_buff *skb, u16 ev)
+/* @skb holds @pkts packets (a GSO skb if more than one). */
+static void xmit(struct mpdt_conn *c, struct sk_buff *skb, u16 ev, u32 pkts)
 {
 	struct mpdt_net *mn = c->msk->mn;
 	bool v6 = c->peer.family == AF_INET6;
@@ -253,7 +257,7 @@ static void xmit(struct mpdt_conn *c, struct sk_buff *skb, u16 ev)
 		mpdt_stat_inc(mn, MPDT_STAT_TX_ERR);
 		return;
 	}
-	mpdt_stat_inc(mn, MPDT_STAT_TX_PKTS);
+	mpdt_stat_add(mn, MPDT_STAT_TX_PKTS, pkts);
 	mpdt_stat_add(mn, MPDT_STAT_TX_BYTES, skb->len);
 	rcu_read_lock();
 	tunnel = v6 ? rcu_dereference(mn->tunnel6) :
@@ -291,6 +295,112 @@ static u32 named_psn(const struct mpdt_pkt *pkt)
 	}
 }
 
+/*
+ * Bursts.  New DATA packets that the engine sends one after the other on
+ * one entropy leave as one UDP GSO skb (SKB_GSO_UDP_L4) of gso_size = MPDT
+ * header + payload: each packet's header is a fragment of its own before
+ * its payload's, so cutting the skb every gso_size bytes, in the NIC (USO)
+ * or in software (__udp_gso_segment()), gives exactly the packets that
+ * would have been sent one by one, each with its own UDP header and
+ * checksum.  One route, one IP and one qdisc traversal per burst instead
+ * of per packet.  Retransmissions and control packets go alone.
+ */
+
+/* Whether the stack can send our GSO skbs: udp_send_skb() refuses UDP GSO
+ * over IPsec, and so does MPDT.
+ */
+static bool burst_allowed(const struct mpdt_conn *c)
+{
+	return READ_ONCE(c->msk->mn->params.burst_pkts) > 1 &&
+	       !xfrm_may_match_ports(c->msk->mn->net);
+}
+
+/* Send the held burst, if any: a single packet as it is. */
+void mpdt_xmit_flush(struct mpdt_eng *e)
+{
+	struct mpdt_conn *c = mpdt_eng_conn(e);
+	struct mpdt_burst *b = &c->burst;
+	struct sk_buff *skb = b->skb;
+
+	if (!skb)
+		return;
+	b->skb = NULL;
+	if (b->pkts > 1) {
+		skb_shinfo(skb)->gso_size = b->seg;
+		skb_shinfo(skb)->gso_type = SKB_GSO_UDP_L4;
+		skb_shinfo(skb)->gso_segs = b->pkts;
+		/* udp_set_csum() leaves a GSO skb's checksum to the
+		 * segmentation, which wants it partial from the UDP header
+		 * that the tunnel pushes in front of ours.
+		 */
+		skb->ip_summed = CHECKSUM_PARTIAL;
+		skb->csum_start = skb_headroom(skb) - sizeof(struct udphdr);
+		skb->csum_offset = offsetof(struct udphdr, check);
+		mpdt_stat_inc(c->msk->mn, MPDT_STAT_TX_GSO);
+	}
+	xmit(c, skb, b->ev, b->pkts);
+}
+
+/* Append @h and its payload to the held burst, if it fits: the same
+ * entropy, every packet before it full, room in the skb.
+ */
+static bool burst_append(struct mpdt_conn *c, const struct mpdt_pkt *h,
+			 const struct mpdt_txmsg *tm)
+{
+	u32 hlen = mpdt_wire_hlen(MPDT_T_DATA), plen = h->data.payload_len;
+	struct mpdt_burst *b = &c->burst;
+	struct sk_buff *skb = b->skb;
+	struct page *page;
+	void *hdr;
+
+	if (!skb || b->ev != h->hdr.ev || b->last != b->seg ||
+	    hlen + plen > b->seg ||
+	    b->pkts >= READ_ONCE(c->msk->mn->params.burst_pkts) ||
+	    skb->len + b->seg > MPDT_GSO_MAX_BYTES ||
+	    skb_shinfo(skb)->nr_frags + 1 +
+	    mpdt_txmsg_nr_frags(tm, h->data.offset, plen) > MAX_SKB_FRAGS)
+		return false;
+	hdr = netdev_alloc_frag(hlen);
+	if (!hdr)
+		return false;
+	mpdt_wire_encode(h, hdr);
+	page = virt_to_head_page(hdr);
+	skb_fill_page_desc(skb, skb_shinfo(skb)->nr_frags, page,
+			   hdr - page_address(page), hlen);
+	skb->len += hlen;
+	skb->data_len += hlen;
+	skb->truesize += hlen;
+	/* Cannot fail: its fragments were counted. */
+	mpdt_txmsg_attach(skb, tm, h->data.offset, plen);
+	b->pkts++;
+	b->last = hlen + plen;
+	return true;
+}
+
+/* A new DATA packet: held in the burst, or starting one. */
+static void xmit_new_data(struct mpdt_conn *c, const struct mpdt_pkt *h,
+			  const struct mpdt_txmsg *tm)
+{
+	struct mpdt_burst *b = &c->burst;
+	struct sk_buff *skb;
+
+	if (burst_append(c, h, tm))
+		return;
+	mpdt_xmit_flush(&c->eng);
+	skb = pkt_alloc(h, tm);
+	if (!skb) {
+		xmit(c, NULL, h->hdr.ev, 1);
+		return;
+	}
+	*b = (struct mpdt_burst){
+		.skb = skb,
+		.seg = skb->len,
+		.last = skb->len,
+		.pkts = 1,
+		.ev = h->hdr.ev,
+	};
+}
+
 /* The engine's transmit action: the packet it built, from our port to
  * the peer's, with @m's bytes for DATA.
  */
@@ -301,14 +411,18 @@ void mpdt_xmit(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
 	u32 payload = pkt->hdr.type == MPDT_T_DATA ? pkt->data.payload_len : 0;
 	const struct mpdt_txmsg *tm = NULL;
 	struct mpdt_pkt h = *pkt;
-	struct sk_buff *skb;
 
 	h.hdr.src_port = c->msk->port;
 	h.hdr.dst_port = ntohs(c->peer.port);
 	if (payload)
 		tm = container_of(m, struct mpdt_txmsg, core);
-	skb = pkt_alloc(&h, tm);
 	mpdt_stat_inc(c->msk->mn, tx_stat[pkt->hdr.type]);
 	trace_mpdt_xmit(&h, named_psn(&h), payload);
-	xmit(c, skb, pkt->hdr.ev);
+	if (pkt->hdr.type == MPDT_T_DATA && !(pkt->hdr.flags & MPDT_F_RETX) &&
+	    burst_allowed(c)) {
+		xmit_new_data(c, &h, tm);
+		return;
+	}
+	mpdt_xmit_flush(e);
+	xmit(c, pkt_alloc(&h, tm), pkt->hdr.ev, 1);
 }

@@ -91,6 +91,12 @@ MPDT_PARAM(entropies, ENTROPIES, "entropies",
 MPDT_PARAM(entropy_base, ENTROPY_BASE, "entropy-base",
 	   49152, 1, 65535,
 	   "UDP source port of entropy value 0")
+/* Like TCP's TSO autosizing: about a millisecond of the measured rate
+ * (engine.c burst_size()); one packet on slow paths, this many at most.
+ */
+MPDT_PARAM(burst_pkts, BURST_PKTS, "burst-pkts",
+	   16, 1, 64,
+	   "Most new packets sent on one entropy as one GSO skb (1-64)")
 MPDT_PARAM(fixed_cwnd, FIXED_CWND, "fixed-cwnd",
 	   0, 0, 1 << 30,
 	   "Window of the fixed CC in bytes (0 = one BDP)")

@@ -145,6 +145,16 @@ struct mpdt_rxmsg {
 };
 
 /* One peer of a socket: the engine decides, this executes. */
+/* New DATA packets on one entropy, held to leave as one UDP GSO skb
+ * (output.c): @pkts packets of @seg bytes each, MPDT header and payload,
+ * the last one @last.
+ */
+struct mpdt_burst {
+	struct sk_buff *skb;
+	u32 seg, last;
+	u16 pkts, ev;
+};
+
 struct mpdt_conn {
 	struct mpdt_eng eng;
 	struct hlist_node node;		/* msk->conns */
@@ -158,6 +168,7 @@ struct mpdt_conn {
 	struct mpdt_addr local;
 	struct hrtimer timer;		/* the engine's timer */
 	struct dst_cache dst_cache;	/* the route to the peer, output.c */
+	struct mpdt_burst burst;	/* empty between the engine's calls */
 	u32 rx_reserved;		/* bytes its partial messages hold */
 	DECLARE_HASHTABLE(rx_msgs, MPDT_RXMSG_HASH_BITS);
 };
@@ -220,6 +231,7 @@ struct mpdt_txmsg *mpdt_txmsg_new(struct msghdr *msg, size_t len, int *err);
 void mpdt_txmsg_destroy(struct mpdt_txmsg *m);
 bool mpdt_txmsg_attach(struct sk_buff *skb, const struct mpdt_txmsg *m,
 		       u32 off, u32 len);
+u32 mpdt_txmsg_nr_frags(const struct mpdt_txmsg *m, u32 off, u32 len);
 
 /* tx.c: the sending half */
 int mpdt_conn_send(struct mpdt_sock *msk, const struct mpdt_addr *peer,
@@ -258,6 +270,7 @@ int mpdt_udp_encap_recv(struct sock *sk, struct sk_buff *skb);
 /* output.c */
 void mpdt_xmit(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
 	       const struct mpdt_eng_txmsg *m);
+void mpdt_xmit_flush(struct mpdt_eng *e);
 
 /* socket.c */
 extern struct proto mpdt_prot;

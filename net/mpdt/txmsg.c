@@ -112,6 +112,19 @@ static u32 chunk_at(const struct mpdt_txmsg *m, u32 off)
 	return lo;
 }
 
+/* The page fragments bytes [@off, @off + @len) of @m take in an skb. */
+u32 mpdt_txmsg_nr_frags(const struct mpdt_txmsg *m, u32 off, u32 len)
+{
+	u32 i, n = 0;
+
+	if (!len)
+		return 0;
+	for (i = chunk_at(m, off); i < m->nchunks &&
+	     m->chunks[i].start < off + len; i++)
+		n++;
+	return n;
+}
+
 /* Bytes [@off, @off + @len) of @m become @skb's page fragments.  Marked
  * shared: every transmission of the packet points at the same bytes, so
  * nobody may change them in place (an IPsec transform copies first).

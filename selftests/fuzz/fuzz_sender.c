@@ -138,6 +138,7 @@ static struct conn {
 	u64 timer_at;
 	/* The receiving socket. */
 	bool rx_gone;			/* closed without time-wait */
+	u32 held;			/* DATA sent since the last flush */
 	u32 rx_gen;			/* sockets opened */
 	u32 rx_epoch;			/* rx_forget() calls */
 	u8 slot_of[MAX_MSGS];		/* message id -> slot + 1 */
@@ -359,6 +360,7 @@ static void op_xmit(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
 	}
 	check_tx_pkt(pkt, m);
 	w = wire_send(&c.to_rx, &h, true);
+	c.held += pkt->hdr.type == MPDT_T_DATA;
 	if (pkt->hdr.type != MPDT_T_DATA) {
 		FZ_TRACE("  tx PROBE base %u ev %u", pkt->probe.sack_base,
 			 pkt->hdr.ev);
@@ -559,8 +561,16 @@ static void op_rx_forget(struct mpdt_eng *e)
 			slot_free(&slots[i]);
 }
 
+/* A burst ends: the glue sends what it held. */
+static void op_flush(struct mpdt_eng *e)
+{
+	FZ_ASSERT(is_tx(e), "the receiver flushes DATA");
+	c.held = 0;
+}
+
 static const struct mpdt_eng_ops fz_ops = {
 	.xmit		= op_xmit,
+	.flush		= op_flush,
 	.arm_timer	= op_arm_timer,
 	.count		= op_count,
 	.tx_release	= op_tx_release,
@@ -1107,6 +1117,7 @@ FZ_NOCOV static void check_receiver(void)
 
 FZ_NOCOV static void check(void)
 {
+	FZ_ASSERT(!c.held, "%u DATA held after the engine returned", c.held);
 	if (!c.created)
 		return;
 	check_sender();

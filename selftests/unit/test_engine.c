@@ -136,6 +136,8 @@ struct node {
 	u64 last_at[__MPDT_STAT_MAX];
 	u64 tx[MPDT_T_PROBE + 1], rx[MPDT_T_PROBE + 1];
 	u64 tx_new, tx_retx, first_retx_at;
+	u32 held;		/* DATA sent since the engine's last flush */
+	u32 flushes;
 
 	/* The sending application: msgs[i] gets id i. */
 	struct tmsg **msgs;
@@ -514,6 +516,7 @@ static void op_xmit(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
 		} else {
 			n->tx_new++;
 		}
+		n->held++;
 		payload = t->data + d->offset;
 		node_log(n, "xmit DATA psn=%u flags=0x%x ev=%u\n", d->psn,
 			 h.hdr.flags, h.hdr.ev);
@@ -706,8 +709,20 @@ static void op_rx_forget(struct mpdt_eng *e)
 	}
 }
 
+/* The sim sends every packet at once; it checks that the engine says
+ * when a burst ends.
+ */
+static void op_flush(struct mpdt_eng *e)
+{
+	struct node *n = node_of(e);
+
+	n->held = 0;
+	n->flushes++;
+}
+
 static const struct mpdt_eng_ops sim_ops = {
 	.xmit		= op_xmit,
+	.flush		= op_flush,
 	.arm_timer	= op_arm_timer,
 	.count		= op_count,
 	.tx_release	= op_tx_release,
@@ -896,8 +911,12 @@ static void sim_step(struct sim *s)
 		deliver_buf(s, ev.to, ev.buf, ev.len, ev.ce);
 		free(ev.buf);
 	}
-	for (i = 0; i < NODES; i++)
+	for (i = 0; i < NODES; i++) {
 		node_pump(&s->n[i]);
+		if (s->n[i].held)
+			sim_err(s, "%s holds %u DATA after the engine returned",
+				s->n[i].name, s->n[i].held);
+	}
 }
 
 /* Run every event due by @until; true if nothing is left to happen. */
@@ -1552,6 +1571,149 @@ TEST(rto_blames_the_oldest_packet_even_when_it_waits)
 	sim_free(s);
 }
 
+/* ---- Bursts: one choice of entropy for packets sent at once ---------- */
+
+#define CHOICES_MAX	64
+
+/* Each choice a new EV, 100 + its number; the choices are recorded. */
+static u32 choices, choice_psn[CHOICES_MAX], choice_pkts[CHOICES_MAX];
+
+static u16 counting_choose_ev(struct mpdt_lb *lb, struct mpdt_lb_ctx *ctx)
+{
+	if (choices == CHOICES_MAX)
+		return 0;
+	choice_psn[choices] = ctx->psn;
+	choice_pkts[choices] = ctx->pkts;
+	return 100 + choices++;
+}
+
+static const struct mpdt_lb_ops counting_lb = {
+	.name		= "counting",
+	.init		= stub_lb_init,
+	.choose_ev	= counting_choose_ev,
+};
+
+/* One message of 30 packets against the stub CC's window of 20: the
+ * first 20 go in one push, in bursts of @k with one choice each.
+ */
+static void check_bursts(struct __test_metadata *_metadata, u32 link_mbps,
+			 u32 base_rtt_us, u32 burst_pkts, u32 k)
+{
+	struct mpdt_params p = default_params();
+	struct sim *s;
+	struct node *a;
+	u32 i, c;
+
+	p.link_mbps = link_mbps;
+	p.base_rtt_us = base_rtt_us;
+	p.burst_pkts = burst_pkts;
+	s = sim_new(&p, &counting_lb, &stub_cc, 1);
+	a = &s->n[0];
+	a->capture = true;
+	choices = 0;
+	node_add(a, 30 * p.payload);
+	node_pump(a);
+	ASSERT_EQ(20, a->ncap);
+	ASSERT_EQ(1, a->flushes);
+	ASSERT_EQ(DIV_ROUND_UP(20, k), choices);
+	for (c = 0; c < choices; c++) {
+		EXPECT_EQ(c * k, choice_psn[c]);
+		EXPECT_EQ(k, choice_pkts[c]);
+	}
+	for (i = 0; i < a->ncap; i++) {
+		const struct mpdt_pkt *pkt = &a->cap[i].pkt;
+
+		EXPECT_EQ(i, pkt->data.psn);
+		EXPECT_EQ(100 + i / k, pkt->hdr.ev);
+		EXPECT_EQ(i - 1, pkt->data.prev_psn);
+	}
+	sim_free(s);
+}
+
+/* Like TCP's TSO autosizing: a burst carries about a millisecond at the
+ * link rate, up to burst-pkts.  10 Gbit/s: 892 packets a millisecond,
+ * so 16 (the default burst-pkts), or 4 if that is the most.
+ */
+TEST(bursts_carry_a_millisecond_up_to_burst_pkts)
+{
+	check_bursts(_metadata, 10000, 100, 16, 16);
+	check_bursts(_metadata, 10000, 100, 4, 4);
+	/* 100 Mbit/s: 12500 bytes a millisecond, 8 packets. */
+	check_bursts(_metadata, 100, 1000, 64, 8);
+}
+
+/* 10 Mbit/s, the test fabric: every packet chooses its own entropy, and
+ * burst-pkts 1 means the same on any link.
+ */
+TEST(slow_links_and_burst_pkts_1_choose_per_packet)
+{
+	check_bursts(_metadata, 10, 2000, 16, 1);
+	check_bursts(_metadata, 10000, 100, 1, 1);
+}
+
+/* Before the rate is measured a burst is one packet; once it is, bursts
+ * carry a millisecond of it.
+ */
+TEST(bursts_follow_the_measured_rate)
+{
+	struct mpdt_params p = default_params();
+	struct sim *s = sim_new(&p, &counting_lb, &stub_cc, 1);
+	struct node *a = &s->n[0];
+	u32 before;
+
+	a->capture = true;
+	choices = 0;
+	node_add(a, 30 * p.payload);
+	node_pump(a);
+	ASSERT_EQ(20, choices);
+	a->eng.path.rate = 1400 * 1000 * 5;	/* 5 packets a millisecond */
+	before = choices;
+	a->eng.cc.cwnd = 30 * p.payload;
+	mpdt_eng_on_timer(&a->eng, s->now);	/* a push */
+	ASSERT_EQ(30, a->ncap);
+	EXPECT_EQ(before + 2, choices);
+	EXPECT_EQ(5, choice_pkts[before]);
+	sim_free(s);
+}
+
+/* ParaLet (paralet.txt §3) keeps a flowlet in order on one path: a burst
+ * goes on one flowlet, and each packet names the one sent before it on
+ * its flowlet, which went on the same entropy.
+ */
+TEST(paralet_bursts_stay_on_their_flowlets)
+{
+	struct mpdt_params p = default_params();
+	struct sim *s;
+	struct node *a;
+	u32 *last_on_ev, i, shared = 0;
+
+	p.link_mbps = 10000;
+	p.base_rtt_us = 100;
+	s = sim_new(&p, mpdt_lb_find("paralet"), &stub_cc, 1);
+	a = &s->n[0];
+	a->capture = true;
+	last_on_ev = xcalloc(p.entropies, sizeof(*last_on_ev));
+	node_add(a, 30 * p.payload);
+	node_pump(a);
+	ASSERT_EQ(20, a->ncap);
+	for (i = 0; i < a->ncap; i++) {
+		const struct mpdt_pkt *pkt = &a->cap[i].pkt;
+		u32 psn = pkt->data.psn, prev = pkt->data.prev_psn;
+		u16 ev = pkt->hdr.ev;
+
+		ASSERT_TRUE(pkt->hdr.flags & MPDT_F_FLOWLET);
+		if (prev != psn) {
+			EXPECT_LT(prev, psn);
+			EXPECT_EQ(prev + 1, last_on_ev[ev]);
+		}
+		shared += i && ev == a->cap[i - 1].pkt.hdr.ev;
+		last_on_ev[ev] = psn + 1;
+	}
+	EXPECT_LT(0, shared);
+	free(last_on_ev);
+	sim_free(s);
+}
+
 /* A NACK reaches the policies as a NACK, never as a loss. */
 TEST(nack_reaches_the_policies_as_a_nack)
 {
@@ -2103,7 +2265,8 @@ TEST(loss_by_flowlet_gap_nack)
 
 	s->link[0].spread_ns = UNIT_US(20);
 	s->link[1].spread_ns = UNIT_US(20);
-	s->link[0].hit_psn = 40;
+	/* 41 and 42 leave as one burst (burst-pkts), so on one flowlet. */
+	s->link[0].hit_psn = 41;
 	s->link[0].hit_fate = FATE_DROP;
 	drained = sim_run(s, T0 + UNIT_SEC(10));
 	EXPECT_STREQ("", check_recovery(s, drained, 0, 0, 0, 1, &rep)) {

@@ -46,6 +46,11 @@ static void rig_xmit(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
 	rig_of(e)->last = *pkt;
 }
 
+/* Every packet went at once. */
+static void rig_flush(struct mpdt_eng *e)
+{
+}
+
 static void rig_arm_timer(struct mpdt_eng *e, u64 when)
 {
 }
@@ -126,6 +131,7 @@ static void rig_rx_forget(struct mpdt_eng *e)
 
 static const struct mpdt_eng_ops rig_ops = {
 	.xmit		= rig_xmit,
+	.flush		= rig_flush,
 	.arm_timer	= rig_arm_timer,
 	.count		= rig_count,
 	.tx_release	= rig_tx_release,

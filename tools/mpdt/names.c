@@ -72,6 +72,7 @@ const char *const stat_names[MPDT_STAT_MAX + 1] = {
 	[MPDT_STAT_RTO_UNDONE]		= "rto_undone",
 	[MPDT_STAT_CLOSE_DRAIN]		= "close_drain",
 	[MPDT_STAT_CLOSE_ABANDONED]	= "close_abandoned",
+	[MPDT_STAT_TX_GSO]		= "tx_gso",
 };
 
 /* Both peer address attributes are shown as "peer". */

@@ -25,6 +25,7 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 PERF = os.path.join(REPO, "tools", "perf", "mpdt-perf")
+CLI = os.path.join(REPO, "tools", "mpdt", "mpdt")
 NS_A, NS_B = "mpdtbench_a", "mpdtbench_b"
 ADDR_A, ADDR_B = "10.77.0.1", "10.77.0.2"
 MSG = 1 << 20
@@ -44,7 +45,7 @@ def ns(name, *cmd):
     return ["ip", "netns", "exec", name, *cmd]
 
 
-def setup(modparams):
+def setup(modparams, params):
     sh("modprobe", "-a", "veth", "udp_tunnel", "ip6_udp_tunnel")
     with open("/proc/modules") as f:
         if not any(line.startswith("mpdt ") for line in f):
@@ -58,6 +59,9 @@ def setup(modparams):
     for n, dev, addr in ((NS_A, "va", ADDR_A), (NS_B, "vb", ADDR_B)):
         sh("ip", "-n", n, "addr", "add", addr + "/24", "dev", dev)
         sh("ip", "-n", n, "link", "set", dev, "up")
+        if params:
+            sh(CLI, "-n", n, "param", "set", *params,
+               stdout=subprocess.DEVNULL)
 
 
 def teardown():
@@ -268,10 +272,13 @@ def main():
     ap.add_argument("--only", nargs="*", default=None,
                     help="run only these rows (tcp udp mpdt mpdt-obl "
                     "mpdt-verify tcp16 mpdt16)")
+    ap.add_argument("--set", nargs="+", default=[], metavar="NAME VALUE",
+                    help="MPDT parameters of both namespaces "
+                    "(mpdt param set)")
     ap.add_argument("modparams", nargs="*",
                     help="module parameters if the module is not loaded")
     a = ap.parse_args()
-    setup(a.modparams)
+    setup(a.modparams, a.set)
     try:
         t = tools(a.seconds, a.only)
         runs = {k: [] for k in t}

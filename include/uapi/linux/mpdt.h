@@ -188,6 +188,7 @@ enum mpdt_param {
 	MPDT_PARAM_PRIME_TIMEOUT_PENALTY,
 	MPDT_PARAM_SNDBUF,
 	MPDT_PARAM_RCVBUF,
+	MPDT_PARAM_BURST_PKTS,
 	__MPDT_PARAM_MAX
 };
 
@@ -251,6 +252,7 @@ enum mpdt_stat {
 	MPDT_STAT_RTO_UNDONE,		/* spurious RTO: its losses taken back */
 	MPDT_STAT_CLOSE_DRAIN,		/* closed, delivering in the background */
 	MPDT_STAT_CLOSE_ABANDONED,	/* ... gave up: no progress */
+	MPDT_STAT_TX_GSO,		/* skbs of two or more DATA packets */
 	__MPDT_STAT_MAX
 };
 
