@@ -549,19 +549,23 @@ start_receiver() {
 
 declare -gA SEND_RES RECV_RES
 
-# run_transfer LABEL COUNT MIN MAX TIMEOUT [PORT]: send COUNT messages of
-# log-uniform sizes in [MIN, MAX] from $NS_A to $NS_B and check that every
+# run_transfer LABEL COUNT MIN MAX TIMEOUT [PORT [DST]]: send COUNT messages
+# of log-uniform sizes in [MIN, MAX] from $NS_A to $NS_B (to DST, default
+# $ADDR_B; an IPv6 one makes both ends IPv6) and check that every
 # one arrived exactly once with the right content.  Leaves the JSON
 # results in the arrays SEND_RES and RECV_RES (see jv) and the wall time in
 # $XFER_SECS.
 run_transfer() {
 	local label=$1 count=$2 min=$3 max=$4 tmo=$5 port=${6:-7000}
+	local dst=${7:-$ADDR_B} v6=()
 	local rout=$WORKDIR/recv.$label.out sout=$WORKDIR/send.$label.out
 	local t0 src=0 rrc=0 bytes
+	[[ $dst == *:* ]] && v6=(-6)
 	log "$label: $count messages of $min..$max B, seed $MPDT_SEED, port $port"
-	start_receiver "$NS_B" "$port" "$count" "$min" "$max" "$tmo" "$rout"
+	start_receiver "$NS_B" "$port" "$count" "$min" "$max" "$tmo" "$rout" \
+		"$MPDT_SEED" "${v6[@]}"
 	t0=$(now_us)
-	ip netns exec "$NS_A" "$(mpdt_msg_bin)" send -a "$ADDR_B" -p "$port" \
+	ip netns exec "$NS_A" "$(mpdt_msg_bin)" send -a "$dst" -p "$port" \
 		-n "$count" -m "$min" -M "$max" -s "$MPDT_SEED" -t "$tmo" \
 		>"$sout" 2>&1 || src=$?
 	wait "$RECV_PID" || rrc=$?
