@@ -295,8 +295,7 @@ static u32 named_psn(const struct mpdt_pkt *pkt)
 	}
 }
 
-/*
- * Bursts.  New DATA packets that the engine sends one after the other on
+/* Bursts.  New DATA packets that the engine sends one after the other on
  * one entropy leave as one UDP GSO skb (SKB_GSO_UDP_L4) of gso_size = MPDT
  * header + payload: each packet's header is a fragment of its own before
  * its payload's, so cutting the skb every gso_size bytes, in the NIC (USO)

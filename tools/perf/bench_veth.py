@@ -33,8 +33,8 @@ PORT = 7471
 # What the first MPDT connection ended with (MPDT_INFO, via mpdt-perf).
 PATH = ("srtt_us", "base_rtt_us", "bdp", "cwnd", "delivery_rate")
 # /proc/net/mpdt_stats counters reported per MiB received.
-PER_MIB = ("tx_packets", "tx_data", "tx_sack", "retx_ooo", "retx_probe",
-           "retx_rto", "retx_nack")
+PER_MIB = ("tx_packets", "tx_data", "tx_sack", "tx_gso", "retx_ooo",
+           "retx_probe", "retx_rto", "retx_nack")
 
 
 def sh(*cmd, **kw):
@@ -231,20 +231,21 @@ def report(names, rows, prof):
     udp = rows.get("udp", {}).get("mbps")
     print("one veth pair, goodput at the receiver: medians of %d rounds"
           % len(next(iter(rows.values()))["mbps_runs"]))
-    print("  %-31s %8s %6s %6s %8s %9s %7s %7s %6s" %
+    print("  %-31s %8s %6s %6s %8s %9s %7s %7s %6s %6s" %
           ("", "Mbit/s", "xTCP", "xUDP", "busy%", "busy s/GiB", "pkt/MiB",
-           "sack/MiB", "skb/MiB"))
+           "sack/MiB", "skb/MiB", "gso/MiB"))
     for k, r in rows.items():
         busy = " ".join("%3.0f" % (100 * v) for v in r["vcpu_busy"].values())
         pm = r["per_mib"]
-        print("  %-31s %8.1f %6s %6s %8s %9.2f %7.0f %7.0f %6.0f" % (
+        print("  %-31s %8.1f %6s %6s %8s %9.2f %7.0f %7.0f %6.0f %6.0f" % (
             names[k], r["mbps"],
             "%.2f" % (r["mbps"] / tcp) if tcp else "-",
             "%.2f" % (r["mbps"] / udp) if udp else "-",
             busy, r["busy_s_per_gib"],
-            pm["tx_packets"], pm["tx_sack"], pm["skbs"]))
+            pm["tx_packets"], pm["tx_sack"], pm["skbs"], pm["tx_gso"]))
     print("  (busy%: each vCPU's busy share during the run; pkt and sack: "
-          "MPDT packets sent by both sides; skb: skbs both veth ends sent)")
+          "MPDT packets sent by both sides; skb: skbs both veth ends sent; "
+          "gso: bursts sent as one skb)")
     for k, r in rows.items():
         if "path" in r:
             print("  %-31s srtt %d us, base RTT %d us, BDP %d B, cwnd %d B, "
