@@ -257,12 +257,15 @@ void mpdt_eng_start(struct mpdt_eng *e, struct mpdt_sb_pkt *ring, u32 nonce,
 	e->cc.ops->init(&e->cc, &e->eff);
 }
 
+/* One packet may always go, or a tiny window would stall. */
+static bool cwnd_takes(const struct mpdt_eng *e, u64 inflight, u32 len)
+{
+	return !inflight || inflight + len <= e->cc.cwnd;
+}
+
 static bool cwnd_allows(const struct mpdt_eng *e, u32 len)
 {
-	u64 inflight = mpdt_sb_inflight(&e->sb);
-
-	/* One packet may always go, or a tiny window would stall. */
-	return !inflight || inflight + len <= e->cc.cwnd;
+	return cwnd_takes(e, mpdt_sb_inflight(&e->sb), len);
 }
 
 /* With a window below two coalescing thresholds the receiver might never
@@ -350,14 +353,46 @@ static u32 burst_size(const struct mpdt_eng *e)
 		     (u64)max(p->burst_pkts, 1U));
 }
 
-/* A new burst's entropy, chosen once for its packets; returns the PSN
- * sent before @psn on the same in-order stream.
+static u32 new_pkt_len(const struct mpdt_eng_txmsg *m, u32 i)
+{
+	return min(m->mss, m->len - i * m->mss);
+}
+
+/* Of the next @k new packets, how many send_new() sends now: those the
+ * PSN window and the congestion window take.  Never more (inflight can
+ * only grow less than by their lengths), so a burst is never promised
+ * to the policy beyond what goes.
+ */
+static u32 ready_pkts(const struct mpdt_eng *e, u32 k)
+{
+	const struct mpdt_eng_txmsg *m = e->tx_next;
+	u64 inflight = mpdt_sb_inflight(&e->sb);
+	u32 room = e->sb.window - (e->sb.nxt - e->sb.una);
+	u32 n = 0, i = m->sent, len;
+
+	for (k = min(k, room); m && n < k; n++) {
+		len = new_pkt_len(m, i);
+		if (!cwnd_takes(e, inflight, len))
+			break;
+		inflight += len;
+		if (++i < m->npkts)
+			continue;
+		m = list_is_last(&m->node, &e->tx_msgs) ? NULL :
+		    list_next_entry(m, node);
+		i = 0;
+	}
+	return n;
+}
+
+/* A new burst's entropy, chosen once for the packets that go now; returns
+ * the PSN sent before @psn on the same in-order stream.
  */
 static u32 start_burst(struct mpdt_eng *e, u64 now, u32 psn)
 {
 	struct mpdt_lb_ctx ctx;
+	u32 pkts = max(ready_pkts(e, burst_size(e)), 1U);
 
-	e->burst_ev = choose_ev(e, now, psn, burst_size(e), false, &ctx);
+	e->burst_ev = choose_ev(e, now, psn, pkts, false, &ctx);
 	e->burst_left = max(ctx.pkts, 1U);
 	e->burst_flowlet = ctx.in_flowlet;
 	return ctx.in_flowlet ? ctx.flowlet_prev : psn - 1;
@@ -372,7 +407,7 @@ static bool send_new(struct mpdt_eng *e, u64 now)
 	if (!m || !mpdt_sb_window_open(&e->sb))
 		return false;
 	off = m->sent * m->mss;
-	len = min(m->mss, m->len - off);
+	len = new_pkt_len(m, m->sent);
 	if (!cwnd_allows(e, len))
 		return false;
 	/* The burst's later packets follow its first on its stream. */
@@ -383,8 +418,7 @@ static bool send_new(struct mpdt_eng *e, u64 now)
 		m->first_tx_ns = now;
 	if (++m->sent == m->npkts)
 		e->tx_next = list_is_last(&m->node, &e->tx_msgs) ? NULL :
-			     list_entry(m->node.next, struct mpdt_eng_txmsg,
-					node);
+			     list_next_entry(m, node);
 	/* Ask for a SACK when nothing more is queued instead of waiting for
 	 * the coalescing threshold or a probe.
 	 */
