@@ -66,8 +66,6 @@ struct list_head {
 #define list_entry(ptr, type, member)	container_of(ptr, type, member)
 #define list_first_entry(head, type, member) \
 	list_entry((head)->next, type, member)
-#define list_next_entry(pos, member) \
-	list_entry((pos)->member.next, typeof(*(pos)), member)
 
 static inline void INIT_LIST_HEAD(struct list_head *h)
 {

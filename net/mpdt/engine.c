@@ -353,6 +353,15 @@ static u32 burst_size(const struct mpdt_eng *e)
 		     (u64)max(p->burst_pkts, 1U));
 }
 
+/* The message queued after @m, or NULL. */
+static struct mpdt_eng_txmsg *msg_after(const struct mpdt_eng *e,
+					const struct mpdt_eng_txmsg *m)
+{
+	if (list_is_last(&m->node, &e->tx_msgs))
+		return NULL;
+	return list_entry(m->node.next, struct mpdt_eng_txmsg, node);
+}
+
 static u32 new_pkt_len(const struct mpdt_eng_txmsg *m, u32 i)
 {
 	return min(m->mss, m->len - i * m->mss);
@@ -377,8 +386,7 @@ static u32 ready_pkts(const struct mpdt_eng *e, u32 k)
 		inflight += len;
 		if (++i < m->npkts)
 			continue;
-		m = list_is_last(&m->node, &e->tx_msgs) ? NULL :
-		    list_next_entry(m, node);
+		m = msg_after(e, m);
 		i = 0;
 	}
 	return n;
@@ -417,8 +425,7 @@ static bool send_new(struct mpdt_eng *e, u64 now)
 	if (!m->sent)
 		m->first_tx_ns = now;
 	if (++m->sent == m->npkts)
-		e->tx_next = list_is_last(&m->node, &e->tx_msgs) ? NULL :
-			     list_next_entry(m, node);
+		e->tx_next = msg_after(e, m);
 	/* Ask for a SACK when nothing more is queued instead of waiting for
 	 * the coalescing threshold or a probe.
 	 */
