@@ -443,9 +443,9 @@ local function add_undecoded(tree, tvb, off)
     end
 end
 
-function mpdt.dissector(tvb, pinfo, tree)
+-- One MPDT packet; returns its Info column text.
+local function dissect_packet(tvb, pinfo, tree)
     local len = tvb:reported_len()
-    pinfo.cols.protocol = "MPDT"
     local root = tree:add(mpdt, tvb(0, tvb:len()))
     local problems = new_problems()
 
@@ -455,13 +455,11 @@ function mpdt.dissector(tvb, pinfo, tree)
             string.format("%u bytes, shorter than the %u-byte common header",
                 len, COMMON_LEN))
         add_undecoded(root, tvb, 0)
-        pinfo.cols.info = "MPDT short" .. problems:finish(root)
-        return len
+        return "MPDT short" .. problems:finish(root)
     end
     if tvb:len() < COMMON_LEN then
         root:add_tvb_expert_info(ef.truncated, tvb(0, tvb:len()))
-        pinfo.cols.info = "MPDT (header not captured)"
-        return len
+        return "MPDT (header not captured)"
     end
 
     -- Check 3: the version (a v2 header may differ after byte 1).
@@ -471,9 +469,8 @@ function mpdt.dissector(tvb, pinfo, tree)
         problems:add(vitem, ef.bad_version, tvb(0, 1), "drop_bad_version",
             string.format("Version %u, not %u", version, VERSION))
         add_undecoded(root, tvb, 1)
-        pinfo.cols.info = string.format("MPDT version=%u", version) ..
+        return string.format("MPDT version=%u", version) ..
             problems:finish(root)
-        return len
     end
 
     -- Checks 4-7: type, length of its header, flags, ports.
@@ -484,9 +481,8 @@ function mpdt.dissector(tvb, pinfo, tree)
         problems:add(root, ef.bad_type, tvb(1, 1), "drop_bad_type",
             string.format("Type %u", ptype))
         add_undecoded(root, tvb, COMMON_LEN)
-        pinfo.cols.info = string.format("MPDT type=%u", ptype) .. ports ..
+        return string.format("MPDT type=%u", ptype) .. ports ..
             problems:finish(root)
-        return len
     end
     root:append_text(", " .. name)
     local hlen = header_len[ptype]
@@ -495,17 +491,15 @@ function mpdt.dissector(tvb, pinfo, tree)
             string.format("%u bytes, shorter than the %u-byte %s header",
                 len, hlen, name))
         add_undecoded(root, tvb, COMMON_LEN)
-        pinfo.cols.info = name .. " short" .. flag_text .. ports ..
+        return name .. " short" .. flag_text .. ports ..
             problems:finish(root)
-        return len
     end
     if tvb:len() < hlen then
         root:add_tvb_expert_info(ef.truncated, tvb(0, tvb:len()),
             string.format("Only %u of the %u header bytes were captured",
                 tvb:len(), hlen))
-        pinfo.cols.info = name .. flag_text .. ports ..
+        return name .. flag_text .. ports ..
             " (header not captured)" .. problems:finish(root)
-        return len
     end
 
     -- Checks 8-13, per type.
@@ -526,7 +520,51 @@ function mpdt.dissector(tvb, pinfo, tree)
             len - hlen, len - hlen == 1 and "" or "s", hlen, name))
         add_undecoded(root, tvb, hlen)
     end
-    pinfo.cols.info = info .. flag_text .. ports .. problems:finish(root)
+    return info .. flag_text .. ports .. problems:finish(root)
+end
+
+-- A burst (design.rst, section 2): new DATA packets that left as one UDP
+-- GSO skb.  A capture on the sending host, or behind a veth that took the
+-- skb whole, shows it as one datagram: DATA packets back to back, each of
+-- the first one's size but the last.  Returns that size, or nil if @tvb
+-- is not such a burst (then it is one packet, valid or not).
+local function burst_seg(tvb)
+    local len = tvb:reported_len()
+    local hlen = header_len[T_DATA]
+    if tvb:len() < len or len < hlen or tvb(0, 1):uint() ~= VERSION or
+        tvb(1, 1):uint() ~= T_DATA or has_bit(tvb(2, 2):uint(), F_TRIMMED) then
+        return nil
+    end
+    local seg = hlen + tvb(40, 2):uint()
+    if len <= seg then
+        return nil
+    end
+    for off = seg, len - 1, seg do
+        local rest = len - off
+        if rest < hlen or tvb(off, 1):uint() ~= VERSION or
+            tvb(off + 1, 1):uint() ~= T_DATA or
+            (rest > seg and hlen + tvb(off + 40, 2):uint() ~= seg) then
+            return nil
+        end
+    end
+    return seg
+end
+
+function mpdt.dissector(tvb, pinfo, tree)
+    local len = tvb:reported_len()
+    local seg = burst_seg(tvb)
+    pinfo.cols.protocol = "MPDT"
+    if not seg then
+        pinfo.cols.info = dissect_packet(tvb, pinfo, tree)
+        return len
+    end
+    local infos = {}
+    for off = 0, len - 1, seg do
+        local n = math.min(seg, len - off)
+        infos[#infos + 1] = dissect_packet(tvb(off, n):tvb(), pinfo, tree)
+    end
+    pinfo.cols.info = string.format("burst of %u: ", #infos) ..
+        table.concat(infos, " | ")
     return len
 end
 

@@ -323,6 +323,17 @@ def other_valid():
         info="NACK FLOWLET_GAP psn=4294967295 epsn=0" + ba)
     add("PROBE, IPv6", probe(0x12345678, 0x0102030405060708, ev=42),
         src=V6_A, dst=V6_B, info="PROBE base=305419896" + ab)
+    # A burst as captured on its sending host, before UDP segmentation
+    # (design.rst section 2): two full packets and a shorter last one.
+    parts = [data(20 + i, 8, 100 * i, 250, 9, 19 + i, payload[:n], ev=5)
+             for i, n in enumerate((100, 100, 50))]
+    add("burst of 3 DATA, one UDP GSO datagram",
+        (b"".join(p[0] for p in parts), merge(*(p[1] for p in parts))),
+        payload=payload * 2 + payload[:50],
+        info="burst of 3: " + " | ".join(
+            "DATA psn=%u msg=8 off=%u/250 len=%u prev=%u" % (
+                20 + i, 100 * i, n, 19 + i) + ab
+            for i, n in enumerate((100, 100, 50))))
     raw, fields = sack(7, 7, 0x4, 100, 7, 1, 0)
     add("SACK cut by the snap length",
         (raw, {k: v for k, v in fields.items()
@@ -601,8 +612,8 @@ def check_packets(tshark, pcap, pkts):
                              messages))
         elif not pkt.experts and messages:
             errors.append("%s: unexpected expert info %s" % (where, messages))
-        payload = bytes.fromhex(layers.get("data.data", [""])[0]
-                                .replace(":", ""))
+        payload = b"".join(bytes.fromhex(d.replace(":", ""))
+                           for d in layers.get("data.data", []))
         if payload != (pkt.payload or b""):
             errors.append("%s: data is %d bytes %s..., sent %d bytes" % (
                 where, len(payload), payload[:8].hex(),
@@ -626,13 +637,13 @@ def check_packets(tshark, pcap, pkts):
 
 # Display filters of the documentation, and the packets each must select.
 FILTERS = [
-    ("mpdt.type == 1", lambda p: p.fields.get("mpdt.type") == [T_DATA]),
-    ("mpdt.type == SACK", lambda p: p.fields.get("mpdt.type") == [T_SACK]),
-    ("mpdt.psn == 1", lambda p: p.fields.get("mpdt.psn") == [1]),
+    ("mpdt.type == 1", lambda p: T_DATA in p.fields.get("mpdt.type", [])),
+    ("mpdt.type == SACK", lambda p: T_SACK in p.fields.get("mpdt.type", [])),
+    ("mpdt.psn == 1", lambda p: 1 in p.fields.get("mpdt.psn", [])),
     ("mpdt.flags.retx == 1",
-     lambda p: p.fields.get("mpdt.flags.retx") == [1]),
+     lambda p: 1 in p.fields.get("mpdt.flags.retx", [])),
     ("mpdt.nack.code == FLOWLET_GAP",
-     lambda p: p.fields.get("mpdt.nack.code") == [3]),
+     lambda p: 3 in p.fields.get("mpdt.nack.code", [])),
     ("mpdt.sack.acked == 0",
      lambda p: 0 in p.fields.get("mpdt.sack.acked", [])),
     ("mpdt.drop", lambda p: p.drop is not None),
@@ -725,7 +736,7 @@ def check_capture(tshark, pcap, port):
         sorted(MPDT_EXPERTS), [
         "-o", "mpdt.udp_port:%d" % port,
         "-Y", "udp.port == %d && !icmp && !icmpv6" % port])
-    counts, flags, errors, cut = {}, {}, [], 0
+    counts, flags, errors, cut, bursts = {}, {}, [], 0, 0
     for layers in frames:
         num = layers["frame.number"][0]
         messages = layers.get("_ws.expert.message", [])
@@ -744,14 +755,19 @@ def check_capture(tshark, pcap, port):
             errors.append("frame %s: not as the specification says: %s"
                           % (num, messages))
         else:
-            name = TYPE_NAMES[int(layers["mpdt.type"][0])]
-            counts[name] = counts.get(name, 0) + 1
+            # A burst (one GSO datagram) counts each of its packets.
+            for ptype in layers["mpdt.type"]:
+                name = TYPE_NAMES[int(ptype)]
+                counts[name] = counts.get(name, 0) + 1
+            bursts += len(layers["mpdt.type"]) > 1
             cut += "mpdt.expert.truncated" in layers
             for field in flag_fields:
-                if normalize(field, layers.get(field, ["0"])[0]):
-                    flag = field.split(".")[-1].upper()
-                    flags[flag] = flags.get(flag, 0) + 1
-    print("%s: %d UDP packets to or from port %d" % (pcap, len(frames), port))
+                for value in layers.get(field, []):
+                    if normalize(field, value):
+                        flag = field.split(".")[-1].upper()
+                        flags[flag] = flags.get(flag, 0) + 1
+    print("%s: %d UDP datagrams to or from port %d, %d of them bursts"
+          % (pcap, len(frames), port, bursts))
     for name in TYPE_NAMES.values():
         print("  %-6s %d" % (name, counts.get(name, 0)))
     for name, count in sorted(flags.items()):
