@@ -434,6 +434,8 @@ static bool send_new(struct mpdt_eng *e, u64 now)
 	if (e->burst_flowlet)
 		flags |= MPDT_F_FLOWLET;
 	xmit_data(e, psn, flags, prev);
+	if (!e->burst_left)
+		e->ops->flush(e);
 	return true;
 }
 
@@ -491,16 +493,15 @@ static void arm_timer(struct mpdt_eng *e, u64 now)
 		e->ops->arm_timer(e, when);
 }
 
-/* Send what the window allows: repairs first, then new packets.  A
- * burst ends with the packets that can go now.
+/* Send what the window allows: repairs first, then new packets.  Each
+ * burst was sized to what goes now (ready_pkts()) and is flushed at its
+ * end, so the glue holds nothing once this returns.
  */
 static void push(struct mpdt_eng *e, u64 now)
 {
 	if (e->state == MPDT_ENG_ACTIVE && now >= e->pause_until) {
 		while (resend_one(e, now) || send_new(e, now))
 			;
-		e->burst_left = 0;
-		e->ops->flush(e);
 	}
 	arm_timer(e, now);
 }

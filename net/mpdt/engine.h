@@ -57,13 +57,13 @@ struct mpdt_eng_ops {
 	/* Send @pkt: type, flags, nonce, EV and body are filled in, the
 	 * glue adds the ports.  DATA carries payload_len bytes of @m from
 	 * data.offset; @m is NULL for the other types.  The glue may hold
-	 * new DATA packets to send a burst of them as one skb, in order,
-	 * until flush().
+	 * the new DATA packets of a burst (one EV) to send them as one skb,
+	 * in order, until flush().
 	 */
 	void (*xmit)(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
 		     const struct mpdt_eng_txmsg *m);
-	/* Send what xmit() held; nothing is held between the engine's
-	 * calls.
+	/* A burst ended: send what xmit() held.  Nothing is held between
+	 * the engine's calls.
 	 */
 	void (*flush)(struct mpdt_eng *e);
 	/* Run mpdt_eng_on_timer() at @when (ns) or earlier. */

@@ -62,6 +62,19 @@ static __be16 ev_port(const struct mpdt_net *mn, u16 ev)
 	return htons(READ_ONCE(mn->params.entropy_base) + ev % n);
 }
 
+/* The packets @skb holds: a burst's, or one. */
+static u32 skb_pkts(const struct sk_buff *skb)
+{
+	return skb_shinfo(skb)->gso_segs ?: 1;
+}
+
+/* @skb cannot go: its packets are counted lost to the transmit path. */
+static void tx_drop(struct mpdt_net *mn, struct sk_buff *skb)
+{
+	mpdt_stat_add(mn, MPDT_STAT_TX_ERR, skb_pkts(skb));
+	kfree_skb(skb);
+}
+
 /* The source address of everything @c sends: its own once known (a
  * connection's addresses never change), else the socket's bound one.
  */
@@ -137,8 +150,7 @@ static void xmit_v4(struct mpdt_conn *c, struct sk_buff *skb,
 
 	rt = route_v4(c, &fl4);
 	if (IS_ERR(rt)) {
-		mpdt_stat_inc(mn, MPDT_STAT_TX_ERR);
-		kfree_skb(skb);
+		tx_drop(mn, skb);
 		return;
 	}
 	if (!c->local.family) {
@@ -233,8 +245,7 @@ static void xmit_v6(struct mpdt_conn *c, struct sk_buff *skb,
 		fl6.saddr = local->v6;
 	dst = route_v6(c, tunnel, &fl6);
 	if (IS_ERR(dst)) {
-		mpdt_stat_inc(mn, MPDT_STAT_TX_ERR);
-		kfree_skb(skb);
+		tx_drop(mn, skb);
 		return;
 	}
 	if (!c->local.family) {
@@ -246,8 +257,7 @@ static void xmit_v6(struct mpdt_conn *c, struct sk_buff *skb,
 			     fl6.flowlabel, sport, dport, false);
 }
 
-/* @skb holds @pkts packets (a GSO skb if more than one). */
-static void xmit(struct mpdt_conn *c, struct sk_buff *skb, u16 ev, u32 pkts)
+static void xmit(struct mpdt_conn *c, struct sk_buff *skb, u16 ev)
 {
 	struct mpdt_net *mn = c->msk->mn;
 	bool v6 = c->peer.family == AF_INET6;
@@ -257,19 +267,17 @@ static void xmit(struct mpdt_conn *c, struct sk_buff *skb, u16 ev, u32 pkts)
 		mpdt_stat_inc(mn, MPDT_STAT_TX_ERR);
 		return;
 	}
-	mpdt_stat_add(mn, MPDT_STAT_TX_PKTS, pkts);
+	mpdt_stat_add(mn, MPDT_STAT_TX_PKTS, skb_pkts(skb));
 	mpdt_stat_add(mn, MPDT_STAT_TX_BYTES, skb->len);
 	rcu_read_lock();
 	tunnel = v6 ? rcu_dereference(mn->tunnel6) :
 		      rcu_dereference(mn->tunnel);
-	if (!tunnel) {
-		mpdt_stat_inc(mn, MPDT_STAT_TX_ERR);
-		kfree_skb(skb);
-	} else if (v6) {
+	if (!tunnel)
+		tx_drop(mn, skb);
+	else if (v6)
 		xmit_v6(c, skb, tunnel, ev);
-	} else {
+	else
 		xmit_v4(c, skb, tunnel, ev);
-	}
 	rcu_read_unlock();
 }
 
@@ -310,8 +318,7 @@ static u32 named_psn(const struct mpdt_pkt *pkt)
  */
 static bool burst_allowed(const struct mpdt_conn *c)
 {
-	return READ_ONCE(c->msk->mn->params.burst_pkts) > 1 &&
-	       !xfrm_may_match_ports(c->msk->mn->net);
+	return !xfrm_may_match_ports(c->msk->mn->net);
 }
 
 /* Send the held burst, if any: a single packet as it is. */
@@ -337,11 +344,12 @@ void mpdt_xmit_flush(struct mpdt_eng *e)
 		skb->csum_offset = offsetof(struct udphdr, check);
 		mpdt_stat_inc(c->msk->mn, MPDT_STAT_TX_GSO);
 	}
-	xmit(c, skb, b->ev, b->pkts);
+	xmit(c, skb, b->ev);
 }
 
-/* Append @h and its payload to the held burst, if it fits: the same
- * entropy, every packet before it full, room in the skb.
+/* Append @h and its payload to the held burst (the engine flushes at
+ * the burst's end), if it fits: the same entropy, every packet before it
+ * full, room in the skb.
  */
 static bool burst_append(struct mpdt_conn *c, const struct mpdt_pkt *h,
 			 const struct mpdt_txmsg *tm)
@@ -353,9 +361,7 @@ static bool burst_append(struct mpdt_conn *c, const struct mpdt_pkt *h,
 	void *hdr;
 
 	if (!skb || b->ev != h->hdr.ev || b->last != b->seg ||
-	    hlen + plen > b->seg ||
-	    b->pkts >= READ_ONCE(c->msk->mn->params.burst_pkts) ||
-	    skb->len + b->seg > MPDT_GSO_MAX_BYTES ||
+	    hlen + plen > b->seg || skb->len + b->seg > MPDT_GSO_MAX_BYTES ||
 	    skb_shinfo(skb)->nr_frags + 1 +
 	    mpdt_txmsg_nr_frags(tm, h->data.offset, plen) > MAX_SKB_FRAGS)
 		return false;
@@ -388,7 +394,7 @@ static void xmit_new_data(struct mpdt_conn *c, const struct mpdt_pkt *h,
 	mpdt_xmit_flush(&c->eng);
 	skb = pkt_alloc(h, tm);
 	if (!skb) {
-		xmit(c, NULL, h->hdr.ev, 1);
+		xmit(c, NULL, h->hdr.ev);
 		return;
 	}
 	*b = (struct mpdt_burst){
@@ -423,5 +429,5 @@ void mpdt_xmit(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
 		return;
 	}
 	mpdt_xmit_flush(e);
-	xmit(c, pkt_alloc(&h, tm), pkt->hdr.ev, 1);
+	xmit(c, pkt_alloc(&h, tm), pkt->hdr.ev);
 }

@@ -138,7 +138,7 @@ static struct conn {
 	u64 timer_at;
 	/* The receiving socket. */
 	bool rx_gone;			/* closed without time-wait */
-	u32 held;			/* DATA sent since the last flush */
+	u32 held;			/* new DATA since the last flush */
 	u32 rx_gen;			/* sockets opened */
 	u32 rx_epoch;			/* rx_forget() calls */
 	u8 slot_of[MAX_MSGS];		/* message id -> slot + 1 */
@@ -360,7 +360,8 @@ static void op_xmit(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
 	}
 	check_tx_pkt(pkt, m);
 	w = wire_send(&c.to_rx, &h, true);
-	c.held += pkt->hdr.type == MPDT_T_DATA;
+	c.held += pkt->hdr.type == MPDT_T_DATA &&
+		  !(pkt->hdr.flags & MPDT_F_RETX);
 	if (pkt->hdr.type != MPDT_T_DATA) {
 		FZ_TRACE("  tx PROBE base %u ev %u", pkt->probe.sack_base,
 			 pkt->hdr.ev);
