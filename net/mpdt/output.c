@@ -374,7 +374,7 @@ static bool burst_append(struct mpdt_conn *c, const struct mpdt_pkt *h,
 			   hdr - page_address(page), hlen);
 	skb->len += hlen;
 	skb->data_len += hlen;
-	skb->truesize += hlen;
+	skb->truesize += SKB_DATA_ALIGN(hlen);	/* as netdev_alloc_frag() */
 	/* Cannot fail: its fragments were counted. */
 	mpdt_txmsg_attach(skb, tm, h->data.offset, plen);
 	b->pkts++;
