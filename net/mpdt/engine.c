@@ -792,9 +792,11 @@ bool mpdt_eng_rx_expire(struct mpdt_eng *e, u64 now)
 /* A DATA or PROBE with a nonce we have not seen is a new incarnation of the
  * peer's sending half: forget the old one and its partial messages.  But
  * only once the old one has gone quiet: otherwise one blind packet with a
- * made-up nonce would tear down a live transfer.  A restarted peer's first
- * packets are refused for at most the quiet time, well within its
- * retries.
+ * made-up nonce would tear down a live transfer.  Also after the old one
+ * was retired (its messages expired): a packet of an even older
+ * incarnation may still be alive in the network until then, and adopting
+ * it would deliver its messages again.  A restarted peer's first packets
+ * are refused for at most the quiet time, well within its retries.
  */
 static bool rx_adopt_nonce(struct mpdt_eng *e, u32 nonce, u64 now)
 {
@@ -806,7 +808,7 @@ static bool rx_adopt_nonce(struct mpdt_eng *e, u32 nonce, u64 now)
 		count(e, MPDT_STAT_DROP_STALE_NONCE);
 		return false;
 	}
-	if (e->rx_active &&
+	if ((e->rx_active || e->rx_had_prev) &&
 	    since(now, e->rx_heard_ns) < mpdt_eng_quiet_ns(e->params)) {
 		count(e, MPDT_STAT_DROP_NEW_NONCE);
 		return false;

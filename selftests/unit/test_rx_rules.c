@@ -393,4 +393,36 @@ TEST_F(rx, new_nonce_waits_for_the_quiet_time)
 	EXPECT_EQ(1ULL, r->stats[MPDT_STAT_DROP_STALE_NONCE]);
 }
 
+/* Incarnation A delivered a message, B replaced A and left a partial
+ * message that expired.  A packet of A still in the network (the quiet
+ * time grew: rto-max was raised) must not be adopted: A's message would
+ * be delivered twice.  (The fuzzer found this.)  Once everything heard is
+ * a quiet time old, a new incarnation is taken.
+ */
+TEST_F(rx, retired_incarnation_keeps_older_ones_out)
+{
+	struct rig *r = &self->r;
+	struct mpdt_pkt a = data(0, 0xffffffff, 1, 100, 0, 0);
+	struct mpdt_pkt b = data(0, 0xffffffff, 1, 3000, 0, 0);
+	struct mpdt_pkt c = data(0, 0xffffffff, 1, 100, 0, 0);
+
+	b.hdr.nonce = UNIT_NONCE + 1;
+	c.hdr.nonce = UNIT_NONCE + 2;
+	arrive(r, &a);
+	ASSERT_EQ(1U, r->delivered);
+	r->now += mpdt_eng_quiet_ns(&r->p);
+	arrive(r, &b);
+	ASSERT_EQ(UNIT_NONCE + 1, r->eng.rx_nonce);
+	r->now += mpdt_eng_reassembly_ns(&r->p);
+	ASSERT_TRUE(mpdt_eng_rx_expire(&r->eng, r->now));
+	r->p.rto_max_us = 60000000;	/* quiet: 120 s, more than passed */
+	arrive(r, &a);
+	EXPECT_EQ(1ULL, r->stats[MPDT_STAT_DROP_NEW_NONCE]);
+	EXPECT_EQ(1U, r->delivered);
+	r->now += mpdt_eng_quiet_ns(&r->p);
+	arrive(r, &c);
+	EXPECT_EQ(UNIT_NONCE + 2, r->eng.rx_nonce);
+	EXPECT_EQ(2U, r->delivered);
+}
+
 TEST_HARNESS_MAIN
