@@ -47,12 +47,13 @@ DEPS_PKGS  := linux-image-amd64 linux-headers-amd64 linux-source-6.1 \
 		qemu-system-x86 busybox-static iproute2 ethtool iperf3 \
 		libmnl-dev sparse socat python3 python3-yaml kmod cpio gcc \
 		make bc libc6-dev mptcpize xz-utils clang libclang-rt-14-dev \
-		dkms linux-perf tcpdump tshark python3-matplotlib python3-jsonschema
+		dkms linux-perf tcpdump tshark python3-matplotlib python3-jsonschema \
+		libns3-dev g++
 
 .PHONY: all module tools unit check run demo perf bench deps vm-shell checkpatch \
 	sparse install uninstall install-check dkms-check wireshark-check \
 	figures-check spec-check perf-check clean ksrc fuzz fuzz-build \
-	fuzz-check
+	fuzz-check sim sim-quick sim-check
 
 all: module tools
 
@@ -100,16 +101,19 @@ $(BUILD)/unit/%: selftests/unit/%.c $(CORE_SRCS) $(wildcard $(CORE_DIR)/*.h) \
 unit: $(UNIT_BINS)
 	tools/testing/check.sh --unit-only
 
-# The module's default parameters, for the unit tests and the fuzzers (the
-# def column of net/mpdt/params_table.h, as main.c expands it): the
-# initializer of mpdt_default_params in main.c, so they never drift apart.
+# The module's default parameters, for the unit tests, the fuzzers and the
+# simulator (the def column of net/mpdt/params_table.h, as main.c expands
+# it): the initializer of mpdt_default_params and the default policies'
+# names in main.c, so they never drift apart.
 $(DEFAULTS_H): $(CORE_DIR)/main.c
 	@mkdir -p $(dir $@)
 	{ echo '/* Generated from $< by the Makefile. */'; \
 	  sed -n '/^struct mpdt_params mpdt_default_params = {/,/^};/p' $< | \
 	  sed 's/^struct mpdt_params mpdt_default_params/static const struct mpdt_params mpdt_module_defaults/'; \
+	  sed -n 's/^static char \(lb\|cc\)_name\[MPDT_ALGO_NAME_MAX\] = \(".*"\);/#define MPDT_MODULE_DEFAULT_\U\1\E \2/p' $<; \
 	} >$@.tmp
-	grep -q mpdt_module_defaults $@.tmp && mv $@.tmp $@
+	grep -q mpdt_module_defaults $@.tmp && grep -q DEFAULT_LB $@.tmp && \
+		grep -q DEFAULT_CC $@.tmp && mv $@.tmp $@
 
 $(BUILD)/fuzz/fuzz_%: selftests/fuzz/fuzz_%.c selftests/fuzz/fuzz.h \
 		$(CORE_SRCS) $(wildcard $(CORE_DIR)/*.h) $(DEFAULTS_H)
@@ -126,6 +130,48 @@ fuzz-check: $(FUZZ_BINS)
 
 fuzz: $(FUZZ_BINS)
 	MPDT_FUZZ_SECONDS=$(FUZZ_SECONDS) tools/testing/check.sh --fuzz-only
+
+# The ns-3 model (tools/sim/, Debian's libns3-dev): the pure core compiled
+# as for the unit tests, without sanitizers, under ns-3 hosts and switches.
+SIM        := $(BUILD)/sim/mpdt-sim
+SIM_OBJS   := $(patsubst $(CORE_DIR)/%.c,$(BUILD)/sim/core/%.o,$(CORE_SRCS)) \
+		$(patsubst tools/sim/%.c,$(BUILD)/sim/%.o,$(wildcard tools/sim/*.c)) \
+		$(patsubst tools/sim/%.cc,$(BUILD)/sim/%.o,$(wildcard tools/sim/*.cc))
+SIM_CXXFLAGS := -std=c++17 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter
+SIM_LIBS   := -lns3-core -lns3-network -lns3-internet -lns3-point-to-point \
+		-lns3-traffic-control -lns3-applications
+
+$(BUILD)/sim/core/%.o: $(CORE_DIR)/%.c $(wildcard $(CORE_DIR)/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_TOOLS) -I$(CORE_DIR) -c -o $@ $<
+
+$(BUILD)/sim/%.o: tools/sim/%.c $(wildcard tools/sim/*.h) \
+		$(wildcard $(CORE_DIR)/*.h) $(DEFAULTS_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_TOOLS) -I$(CORE_DIR) -I$(dir $(DEFAULTS_H)) -c -o $@ $<
+
+$(BUILD)/sim/%.o: tools/sim/%.cc $(wildcard tools/sim/*.hh) tools/sim/endpoint.h
+	@mkdir -p $(dir $@)
+	$(CXX) $(SIM_CXXFLAGS) -c -o $@ $<
+
+$(SIM): $(SIM_OBJS)
+	$(CXX) -o $@ $^ $(SIM_LIBS)
+
+# The papers' experiments in the model (tools/sim/experiments.py): small
+# versions on 2 cores in minutes (build/sim/quick.json), or the papers'
+# scale (Documentation/sim/: JSON, tables and PNG figures; hours).
+# sim-check runs the small ones and asserts what must hold.
+SIM_PY := /usr/bin/python3 tools/sim/experiments.py --sim $(SIM)
+sim-quick: deps
+	$(MAKE) $(SIM)
+	$(SIM_PY) --quick --out $(BUILD)/sim
+
+sim: deps
+	$(MAKE) $(SIM)
+	$(SIM_PY) --out Documentation/sim
+
+sim-check: $(SIM)
+	$(SIM_PY) --quick --check --out $(BUILD)/sim
 
 deps:
 	@missing=; for p in $(DEPS_PKGS); do \

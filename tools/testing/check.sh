@@ -69,6 +69,7 @@ HOST_CHECKS=(
 	"figures-check:make -s --no-print-directory figures-check"
 	"spec-check:make -s --no-print-directory spec-check"
 	"perf-check:make -s --no-print-directory perf-check"
+	"sim-check:make -s --no-print-directory sim-check"
 )
 
 declare -i passed=0 failed=0 skipped=0 ksft_seen=0
