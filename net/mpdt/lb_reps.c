@@ -28,6 +28,11 @@
  *    receiver SACKs at once on CE, ack_on_ce): all but the echoed packet
  *    came through clean.  If the receiver saw other marks, only the
  *    echoed entropy, if unmarked, is known to be clean.
+ *  - Bursts: the packets of a burst (burst_pkts) share the one entropy
+ *    chosen for it, and it is recycled once, as one packet's would be:
+ *    recycling it per packet would fill the buffer with copies of one
+ *    path and REPS would spray no more.  The marked packet's burst is
+ *    the one not recycled.
  *  - Losses: an entropy whose packet was declared lost (RTO, probe, OOO
  *    count) is struck from the buffer: it is not reused until an ACK
  *    recycles it again.
@@ -214,11 +219,16 @@ static void reps_on_ack(struct mpdt_lb *lb, const struct mpdt_lb_ack *a)
 		return;
 	}
 	for (i = 0; i < a->acked_count; i++) {
-		if (skip_echo && a->acked_evs[i] == a->ev) {
-			skip_echo = false;	/* the marked one */
+		u16 ev = a->acked_evs[i];
+
+		/* A burst's packets went out on one choice: one recycle. */
+		if (i && ev == a->acked_evs[i - 1])
+			continue;
+		if (skip_echo && ev == a->ev) {
+			skip_echo = false;	/* the marked one's burst */
 			continue;
 		}
-		reps_recycle_valid(lb, a->acked_evs[i]);
+		reps_recycle_valid(lb, ev);
 	}
 }
 

@@ -199,6 +199,31 @@ TEST(reps_recycles_all_but_the_marked_echo)
 	unit_lb_stop(&t.lb);
 }
 
+/* A burst's packets share the EV chosen for it: a SACK acknowledging
+ * them recycles it once, or the buffer would fill with copies of one
+ * path and REPS would spray on that path alone.  A marked echo's burst
+ * is not recycled.
+ */
+TEST(reps_recycles_a_burst_once)
+{
+	static const u16 evs[] = { 103, 103, 103, 101, 101, 108, 108 };
+	struct reps_test t;
+	struct mpdt_lb_ack a;
+	char buf[128];
+
+	start(&t, 256);
+	explore_then_recycle(&t, 0);
+	coalesced_ack(&t, 108, 0, evs, ARRAY_SIZE(evs));
+	EXPECT_STREQ("103 101 108 110", sends(&t, 4, buf, sizeof(buf)));
+	a = (struct mpdt_lb_ack){
+		.now = t.now, .ev = 101, .ce = true, .ce_count = 1,
+		.acked_count = ARRAY_SIZE(evs), .acked_evs = evs,
+	};
+	t.lb.ops->on_ack(&t.lb, &a);
+	EXPECT_STREQ("103 108 111", sends(&t, 3, buf, sizeof(buf)));
+	unit_lb_stop(&t.lb);
+}
+
 /* A lost packet's EV leaves the buffer: neither the FIFO nor the frozen
  * cycle reuses it until a SACK recycles it again.
  */

@@ -368,6 +368,7 @@ void msim_ep_add_counts(const struct msim_ep *ep, struct msim_counts *c)
 	c->rto_undone += s[MPDT_STAT_RTO_UNDONE];
 	c->tx_sack += s[MPDT_STAT_TX_SACK];
 	c->tx_nack += s[MPDT_STAT_TX_NACK];
+	c->tx_probe += s[MPDT_STAT_TX_PROBE];
 	c->rx_data += s[MPDT_STAT_RX_DATA];
 	c->rx_reordered += s[MPDT_STAT_RX_REORDERED];
 	c->rx_ce += s[MPDT_STAT_RX_CE];

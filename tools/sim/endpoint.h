@@ -52,7 +52,7 @@ struct msim_ep_ops {
 
 /* The counters the experiments report, summed over endpoints. */
 struct msim_counts {
-	uint64_t tx_data, retx, rtos, rto_undone, tx_sack, tx_nack;
+	uint64_t tx_data, retx, rtos, rto_undone, tx_sack, tx_nack, tx_probe;
 	uint64_t rx_data, rx_reordered, rx_ce, rx_trimmed, rx_dup, failed;
 };
 

@@ -467,6 +467,7 @@ Report(const Options& o, const msim_params* params, const Fabric& fabric, const 
         .Num("rto_undone", c.rto_undone)
         .Num("tx_sack", c.tx_sack)
         .Num("tx_nack", c.tx_nack)
+        .Num("tx_probe", c.tx_probe)
         .Num("rx_data", c.rx_data)
         .Num("rx_reordered", c.rx_reordered)
         .Num("rx_ce", c.rx_ce)
