@@ -203,14 +203,21 @@ static void op_failed(struct mpdt_eng *e)
 {
 }
 
+/* Where message @id is linked in ep->partial, or the list's end. */
+static struct sim_rxmsg **rxmsg_link(struct msim_ep *ep, u32 id)
+{
+	struct sim_rxmsg **pp = &ep->partial;
+
+	while (*pp && (*pp)->ra.id != id)
+		pp = &(*pp)->next;
+	return pp;
+}
+
 static struct mpdt_reasm *op_rx_find(struct mpdt_eng *e, u32 id)
 {
-	struct sim_rxmsg *r;
+	struct sim_rxmsg *r = *rxmsg_link(ep_of(e), id);
 
-	for (r = ep_of(e)->partial; r; r = r->next)
-		if (r->ra.id == id)
-			return &r->ra;
-	return NULL;
+	return r ? &r->ra : NULL;
 }
 
 /* Memory is no constraint of the model: every message is admitted. */
@@ -235,21 +242,12 @@ static int op_rx_place(struct mpdt_eng *e, struct mpdt_reasm *ra,
 	return pkt->payload_avail < d->payload_len ? -EPROTO : 0;
 }
 
-static void rxmsg_unlink(struct msim_ep *ep, struct sim_rxmsg *r)
-{
-	struct sim_rxmsg **pp;
-
-	for (pp = &ep->partial; *pp != r; pp = &(*pp)->next)
-		;
-	*pp = r->next;
-}
-
 static void op_rx_deliver(struct mpdt_eng *e, struct mpdt_reasm *ra)
 {
 	struct sim_rxmsg *r = container_of(ra, struct sim_rxmsg, ra);
 	struct msim_ep *ep = ep_of(e);
 
-	rxmsg_unlink(ep, r);
+	*rxmsg_link(ep, ra->id) = r->next;
 	ep->ops->delivered(ep->ctx, ra->len);
 	free(r);
 }

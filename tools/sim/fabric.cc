@@ -312,24 +312,27 @@ Fabric::Degrade(uint32_t link, double fraction)
             ->SetDataRate(DataRate(static_cast<uint64_t>(l.bps * fraction)));
 }
 
-uint64_t
-Fabric::Drops() const
+/* @count summed over the switches' ports. */
+static uint64_t
+SumQueues(const QueueDiscContainer& queues, uint64_t (SwitchQueue::*count)() const)
 {
     uint64_t n = 0;
 
-    for (uint32_t i = 0; i < m_queues.GetN(); i++)
-        n += DynamicCast<SwitchQueue>(m_queues.Get(i))->Dropped();
+    for (uint32_t i = 0; i < queues.GetN(); i++)
+        n += (*DynamicCast<SwitchQueue>(queues.Get(i)).*count)();
     return n;
+}
+
+uint64_t
+Fabric::Drops() const
+{
+    return SumQueues(m_queues, &SwitchQueue::Dropped);
 }
 
 uint64_t
 Fabric::Trims() const
 {
-    uint64_t n = 0;
-
-    for (uint32_t i = 0; i < m_queues.GetN(); i++)
-        n += DynamicCast<SwitchQueue>(m_queues.Get(i))->Trimmed();
-    return n;
+    return SumQueues(m_queues, &SwitchQueue::Trimmed);
 }
 
 uint64_t

@@ -65,18 +65,21 @@ struct Flow
     uint64_t rcvd = 0;
 };
 
+/* Exit 2 saying @why, or 0 for --help (@why nullptr). */
 [[noreturn]] void
 Usage(const char* why)
 {
-    std::cerr << "mpdt-sim: " << why
-              << "\nusage: mpdt-sim [--experiment NAME] [--topo leafspine|fattree]"
+    if (why)
+        std::cerr << "mpdt-sim: " << why << "\n";
+    (why ? std::cerr : std::cout)
+        << "usage: mpdt-sim [--experiment NAME] [--topo leafspine|fattree]"
                  " [--leaves N --per-leaf N --spines N | --k N] [--host-gbps G]"
                  " [--fabric-gbps G] [--delay-us D] [--pattern permutation|alltoall|cross|incast]"
                  " [--senders N] [--msg-bytes B] [--transport mpdt|dctcp] [--label L]"
                  " [--set NAME=VALUE]... [--queue-bdp B] [--kmin-pct P] [--kmax-pct P] [--trim]"
                  " [--fail N [--fail-at-us T]] [--degrade N [--degrade-frac F]]"
                  " [--seed S] [--deadline-ms D]\n";
-    std::exit(2);
+    std::exit(why ? 2 : 0);
 }
 
 Options
@@ -92,9 +95,26 @@ Parse(int argc, char** argv)
                 Usage(("missing value for " + a).c_str());
             return argv[++i];
         };
-        auto num = [&]() { return std::stod(val()); };
+        auto num = [&]() {
+            std::string v = val();
+            size_t used = 0;
+            double d = -1;
 
-        if (a == "--experiment")
+            try
+            {
+                d = std::stod(v, &used);
+            }
+            catch (const std::exception&)
+            {
+            }
+            if (used != v.size() || !(d >= 0))
+                Usage((a + " takes a number >= 0, not " + v).c_str());
+            return d;
+        };
+
+        if (a == "--help" || a == "-h")
+            Usage(nullptr);
+        else if (a == "--experiment")
             o.experiment = val();
         else if (a == "--topo")
             o.topo = val();
@@ -172,11 +192,12 @@ MakeFabric(const Options& o)
     uint64_t fabric = (o.fabricGbps ? o.fabricGbps : o.hostGbps) * 1e9;
     Time delay = MicroSeconds(o.delayUs);
 
-    if (o.topo == "leafspine")
+    if (o.topo == "leafspine" && o.leaves && o.perLeaf && o.spines &&
+        o.leaves * o.perLeaf >= 2)
         return Fabric::LeafSpine(o.leaves, o.perLeaf, o.spines, host, fabric, delay);
     if (o.topo == "fattree" && o.k >= 2 && o.k % 2 == 0)
         return Fabric::FatTree(o.k, host, delay);
-    Usage("--topo is leafspine or fattree (even --k)");
+    Usage("--topo is leafspine (at least 2 hosts) or fattree (even --k)");
 }
 
 /* Who sends to whom: a random derangement, everyone to everyone, each
