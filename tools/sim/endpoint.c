@@ -41,6 +41,7 @@ struct msim_ep {
 	u64 seed;			/* of the next incarnation */
 	struct sim_rxmsg *partial;	/* messages being assembled */
 	u64 stats[__MPDT_STAT_MAX];
+	u64 cwnd_cuts;
 };
 
 /* splitmix64: nonces and LB seeds, reproducible per run seed. */
@@ -338,6 +339,7 @@ bool msim_ep_input(struct msim_ep *ep, const uint8_t *buf, uint32_t len,
 		   bool ce, uint64_t now)
 {
 	struct mpdt_pkt pkt;
+	u32 cwnd;
 
 	ep->stats[MPDT_STAT_RX_PKTS]++;
 	if (mpdt_wire_decode(buf, len, &pkt) != MPDT_WIRE_OK) {
@@ -346,13 +348,18 @@ bool msim_ep_input(struct msim_ep *ep, const uint8_t *buf, uint32_t len,
 	}
 	if (ce)
 		ep->stats[MPDT_STAT_RX_CE]++;
+	cwnd = ep->eng.cc.cwnd;
 	mpdt_eng_on_packet(&ep->eng, &pkt, ce, &pkt, now);
+	ep->cwnd_cuts += ep->eng.cc.cwnd < cwnd;
 	return true;
 }
 
 void msim_ep_timer(struct msim_ep *ep, uint64_t now)
 {
+	u32 cwnd = ep->eng.cc.cwnd;
+
 	mpdt_eng_on_timer(&ep->eng, now);
+	ep->cwnd_cuts += ep->eng.cc.cwnd < cwnd;
 }
 
 void msim_ep_add_counts(const struct msim_ep *ep, struct msim_counts *c)
@@ -373,6 +380,7 @@ void msim_ep_add_counts(const struct msim_ep *ep, struct msim_counts *c)
 	c->rx_trimmed += s[MPDT_STAT_DROP_TRIMMED];
 	c->rx_dup += s[MPDT_STAT_RX_DUP_DATA];
 	c->failed += s[MPDT_STAT_CONN_FAILED];
+	c->cwnd_cuts += ep->cwnd_cuts;
 }
 
 /* What a trimming switch does (STrack §3.1, SMaRTT §3.3): the payload

@@ -54,6 +54,7 @@ struct msim_ep_ops {
 struct msim_counts {
 	uint64_t tx_data, retx, rtos, rto_undone, tx_sack, tx_nack, tx_probe;
 	uint64_t rx_data, rx_reordered, rx_ce, rx_trimmed, rx_dup, failed;
+	uint64_t cwnd_cuts;	/* inputs after which the window was smaller */
 };
 
 struct msim_ep;

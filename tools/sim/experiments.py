@@ -120,13 +120,19 @@ def prime_degraded(quick):
 
 
 def paralet_m(quick):
-    # ParaLet §4.1: every host sends one flow across the ToRs.
+    # ParaLet §4.1: every host sends one flow across the ToRs.  Eq. 1 is
+    # the slowdown from collisions alone: each case's max FCT over that
+    # of one flow alone on the idle fabric, which takes out what the
+    # flows' start-up costs.
     f = leaf_spine(4, 8, 8) if quick else leaf_spine(8, 16, 16)
     ms = (1, 4, 16) if quick else (1, 2, 4, 8, 16, 32)
     base = f + GBPS + ["--pattern", "cross", "--msg-bytes", str(2 * MIB)]
-    return ([case("ecmp", *base, *lb("ecmp"))] +
-            [case("m=%d" % m, *base, *lb("paralet"), "--set",
-                  "paralet-m=%d" % m) for m in ms])
+    rows = [case("ecmp", *base, *lb("ecmp"))]
+    for m in ms:
+        algo = lb("paralet") + ["--set", "paralet-m=%d" % m]
+        rows.append(case("m=%d" % m, *base, *algo))
+        rows.append(case("m=%d alone" % m, *base, *algo, "--flows", "1"))
+    return rows
 
 
 def mcc_partial(quick):
@@ -204,6 +210,8 @@ def run_all(sim, exps, quick, jobs, seed):
 # Tables, checks and figures
 
 def fmt(v):
+    if v is None:
+        return "-"
     return "%.2f" % v if isinstance(v, float) else str(v)
 
 
@@ -222,7 +230,22 @@ def paralet_predicted(hosts, m):
 
 
 def m_of(row):
-    return int(row["label"][2:]) if row["label"].startswith("m=") else 1
+    label = row["label"].split()[0]
+    return int(label[2:]) if label.startswith("m=") else 1
+
+
+def annotate(rows):
+    """ParaLet's rows get Eq. 1's prediction and the measured slowdown:
+    the max FCT over that of the same m's flow alone."""
+    for r in rows:
+        if r["experiment"] != "paralet-m" or r["label"].endswith("alone"):
+            continue
+        alone = [a for a in rows if a["experiment"] == r["experiment"] and
+                 a["topology"] == r["topology"] and
+                 a["label"] == r["label"] + " alone"]
+        if alone and alone[0]["max_fct_us"]:
+            r["slowdown"] = r["max_fct_us"] / alone[0]["max_fct_us"]
+            r["predicted"] = paralet_predicted(r["hosts"], m_of(r))
 
 
 COMMON_COLS = [
@@ -237,11 +260,13 @@ COMMON_COLS = [
 EXTRA_COLS = {
     "reps-failure": [("lost on failed link", lambda r: r["blackholed"])],
     "prime-degraded": [("trimmed", lambda r: r["trimmed"])],
-    "paralet-m": [("predicted", lambda r: paralet_predicted(r["hosts"],
-                                                            m_of(r))),
+    "paralet-m": [("slowdown", lambda r: r.get("slowdown")),
+                  ("Eq. 1", lambda r: r.get("predicted")),
                   ("reordered %", lambda r: 100.0 * r["rx_reordered"] /
                    max(1, r["rx_data"]))],
-    "mcc-partial": [("jain", lambda r: r["jain"]),
+    "mcc-partial": [("Gbit/s per flow", lambda r: r["mean_flow_gbps"]),
+                    ("jain", lambda r: r["jain"]),
+                    ("window cuts", lambda r: r["cwnd_cuts"]),
                     ("CE marks", lambda r: r["rx_ce"])],
     "smartt-incast": [("max FCT us", lambda r: r["max_fct_us"]),
                       ("jain", lambda r: r["jain"]),
@@ -303,25 +328,30 @@ def bars(ax, rows, keys):
     ax.legend()
 
 
+def paralet_plot(ax, rows):
+    para = [r for r in rows if "slowdown" in r]
+    ms = [m_of(r) for r in para]
+    ax.plot(ms, [r["slowdown"] for r in para], "o-",
+            label="measured: max FCT / one flow alone")
+    ax.plot(ms, [r["predicted"] for r in para], "s--",
+            label="Eq. 1: 1 + z / sqrt(m)")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("flowlets per flow (paralet-m)")
+    ax.set_ylabel("slowdown")
+    ax.legend()
+
+
 def figure(name, claim, rows, outdir):
     topos = sorted({r["topology"] for r in rows})
     fig, axes = figures.new_figure("fct", nrows=len(topos))
     for ax, topo in zip(axes, topos):
         sel = [r for r in rows if r["topology"] == topo]
         if name == "paralet-m":
-            para = [r for r in sel if r["label"].startswith("m=")]
-            ms = [m_of(r) for r in para]
-            ax.plot(ms, [r["max_fct_over_ideal"] for r in para], "o-",
-                    label="measured (max FCT / ideal)")
-            ax.plot(ms, [paralet_predicted(r["hosts"], m_of(r))
-                         for r in para], "s--", label="Eq. 1")
-            ax.set_xscale("log", base=2)
-            ax.set_xlabel("flowlets per flow (paralet-m)")
-            ax.legend()
+            paralet_plot(ax, sel)
         else:
             bars(ax, sel, [("max_fct_over_ideal", "max FCT / ideal"),
                            ("mean_fct_over_ideal", "mean FCT / ideal")])
-        ax.set_ylabel("FCT / ideal")
+            ax.set_ylabel("FCT / ideal")
         ax.set_title("%s: %s, %d hosts" % (name, topo, sel[0]["hosts"]))
     fig.suptitle(claim, fontsize="small")
     figures.save(fig, os.path.join(outdir, name + ".png"))
@@ -347,6 +377,7 @@ def main():
     except RuntimeError as e:
         print("experiments.py: %s" % e, file=sys.stderr)
         return 1
+    annotate(rows)
     os.makedirs(a.out, exist_ok=True)
     with open(os.path.join(a.out, "quick.json" if a.quick else "full.json"),
               "w") as f:

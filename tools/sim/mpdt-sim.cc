@@ -44,6 +44,7 @@ struct Options
     double delayUs = 1;
     std::string pattern = "permutation";
     uint32_t senders = 8;
+    uint32_t flows = 0; /* 0: every flow of the pattern */
     uint32_t msgBytes = 1 << 20;
     std::string transport = "mpdt";
     std::string label;
@@ -75,7 +76,7 @@ Usage(const char* why)
         << "usage: mpdt-sim [--experiment NAME] [--topo leafspine|fattree]"
                  " [--leaves N --per-leaf N --spines N | --k N] [--host-gbps G]"
                  " [--fabric-gbps G] [--delay-us D] [--pattern permutation|alltoall|cross|incast]"
-                 " [--senders N] [--msg-bytes B] [--transport mpdt|dctcp] [--label L]"
+                 " [--senders N] [--flows N] [--msg-bytes B] [--transport mpdt|dctcp] [--label L]"
                  " [--set NAME=VALUE]... [--queue-bdp B] [--kmin-pct P] [--kmax-pct P] [--trim]"
                  " [--fail N [--fail-at-us T]] [--degrade N [--degrade-frac F]]"
                  " [--seed S] [--deadline-ms D]\n";
@@ -136,6 +137,8 @@ Parse(int argc, char** argv)
             o.pattern = val();
         else if (a == "--senders")
             o.senders = num();
+        else if (a == "--flows")
+            o.flows = num();
         else if (a == "--msg-bytes")
             o.msgBytes = num();
         else if (a == "--transport")
@@ -201,7 +204,8 @@ MakeFabric(const Options& o)
 }
 
 /* Who sends to whom: a random derangement, everyone to everyone, each
- * host to the one half the fabric away, or --senders hosts to host 0.
+ * host to the one half the fabric away, or --senders hosts to host 0;
+ * the first --flows of them.
  */
 std::vector<std::pair<uint32_t, uint32_t>>
 Pairs(const Options& o, uint32_t hosts, std::mt19937_64& rng)
@@ -246,6 +250,8 @@ Pairs(const Options& o, uint32_t hosts, std::mt19937_64& rng)
     }
     else
         Usage("--pattern is permutation, alltoall, cross or incast");
+    if (o.flows && o.flows < pairs.size())
+        pairs.resize(o.flows);
     return pairs;
 }
 
@@ -414,10 +420,12 @@ class JsonRow
     std::ostringstream m_os;
 };
 
-/* FCT over ideal: max, mean, min; Jain's index of the flows' rates. */
+/* FCT over ideal: max, mean, min; the flows' mean rate (goodput) and
+ * Jain's index of their rates.
+ */
 struct FctStats
 {
-    double max = 0, mean = 0, min = 0, jain = 0;
+    double max = 0, mean = 0, min = 0, gbps = 0, jain = 0;
     Time last;
 };
 
@@ -444,6 +452,7 @@ Summarize(const Run& run)
     if (run.Completed())
     {
         st.mean = sum / run.Completed();
+        st.gbps = rates * 8e-9 / run.Completed();
         st.jain = rates * rates / (run.Completed() * squares);
     }
     return st;
@@ -477,6 +486,7 @@ Report(const Options& o, const msim_params* params, const Fabric& fabric, const 
         .Num("max_fct_over_ideal", st.max)
         .Num("mean_fct_over_ideal", st.mean)
         .Num("min_fct_over_ideal", st.min)
+        .Num("mean_flow_gbps", st.gbps)
         .Num("jain", st.jain)
         .Num("max_fct_us", st.last.GetMicroSeconds())
         .Num("queue_drops", fabric.Drops())
@@ -493,6 +503,7 @@ Report(const Options& o, const msim_params* params, const Fabric& fabric, const 
         .Num("rx_reordered", c.rx_reordered)
         .Num("rx_ce", c.rx_ce)
         .Num("conn_failed", c.failed)
+        .Num("cwnd_cuts", c.cwnd_cuts)
         .Num("strays", run.Strays())
         .Num("sim_us", Simulator::Now().GetMicroSeconds())
         .Num("wall_s", wallS);
