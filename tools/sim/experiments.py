@@ -292,14 +292,21 @@ EXTRA_COLS = {
 }
 
 
+def topology_text(row):
+    """The fabric and, unless its description says it, the host count."""
+    t = row["topology"]
+    return t if t.endswith("%d hosts" % row["hosts"]) else \
+        "%s (%d hosts)" % (t, row["hosts"])
+
+
 def tables(exps, rows):
     out = []
     for name, _, claim in exps:
         mine = [r for r in rows if r["experiment"] == name]
         for topo in sorted({r["topology"] for r in mine}):
             sel = [r for r in mine if r["topology"] == topo]
-            out.append("== %s: %s (%d hosts), %s Gbit/s, %s ==\n%s\n%s\n" % (
-                name, topo, sel[0]["hosts"], fmt(sel[0]["link_gbps"]),
+            out.append("== %s: %s, %s Gbit/s, %s ==\n%s\n%s\n" % (
+                name, topology_text(sel[0]), fmt(sel[0]["link_gbps"]),
                 sel[0]["pattern"], claim,
                 table(sel, COMMON_COLS + EXTRA_COLS.get(name, []))))
     return "\n".join(out)
@@ -370,7 +377,7 @@ def figure(name, claim, rows, outdir):
             bars(ax, sel, [("max_fct_over_ideal", "max FCT / ideal"),
                            ("mean_fct_over_ideal", "mean FCT / ideal")])
             ax.set_ylabel("FCT / ideal")
-        ax.set_title("%s: %s (%d hosts)" % (name, topo, sel[0]["hosts"]))
+        ax.set_title("%s: %s" % (name, topology_text(sel[0])))
     fig.suptitle(claim, fontsize="small")
     figures.save(fig, os.path.join(outdir, name + ".png"))
 
