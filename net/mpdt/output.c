@@ -50,16 +50,10 @@ static struct sk_buff *pkt_alloc(const struct mpdt_pkt *h,
 	return skb;
 }
 
-/* The UDP source port of entropy @ev.  Replies echo the peer's entropy,
- * which the peer chose in its own range: folded into ours, so that no
- * value a peer sends can make port 0 or leave [entropy-base,
- * entropy-base + entropies), which the operator opened.
- */
 static __be16 ev_port(const struct mpdt_net *mn, u16 ev)
 {
-	u32 n = max(1U, READ_ONCE(mn->params.entropies));
-
-	return htons(READ_ONCE(mn->params.entropy_base) + ev % n);
+	return htons(mpdt_ev_port(READ_ONCE(mn->params.entropy_base),
+				  READ_ONCE(mn->params.entropies), ev));
 }
 
 /* The packets @skb holds: a burst's, or one. */
@@ -281,13 +275,6 @@ static void xmit(struct mpdt_conn *c, struct sk_buff *skb, u16 ev)
 	rcu_read_unlock();
 }
 
-static const enum mpdt_stat tx_stat[] = {
-	[MPDT_T_DATA]	= MPDT_STAT_TX_DATA,
-	[MPDT_T_SACK]	= MPDT_STAT_TX_SACK,
-	[MPDT_T_NACK]	= MPDT_STAT_TX_NACK,
-	[MPDT_T_PROBE]	= MPDT_STAT_TX_PROBE,
-};
-
 /* The PSN a packet names, for its tracepoint. */
 static u32 named_psn(const struct mpdt_pkt *pkt)
 {
@@ -421,7 +408,7 @@ void mpdt_xmit(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
 	h.hdr.dst_port = ntohs(c->peer.port);
 	if (payload)
 		tm = container_of(m, struct mpdt_txmsg, core);
-	mpdt_stat_inc(c->msk->mn, tx_stat[pkt->hdr.type]);
+	mpdt_stat_inc(c->msk->mn, mpdt_stat_for_tx(pkt->hdr.type));
 	trace_mpdt_xmit(&h, named_psn(&h), payload);
 	if (pkt->hdr.type == MPDT_T_DATA && !(pkt->hdr.flags & MPDT_F_RETX) &&
 	    burst_allowed(c)) {

@@ -36,6 +36,16 @@ struct mpdt_param_desc {
 extern const struct mpdt_param_desc mpdt_param_descs[];
 extern const unsigned int mpdt_param_count;
 
+/* The UDP source port of entropy @ev.  Replies echo the peer's entropy,
+ * which the peer chose in its own range: folded into ours, so that no
+ * value a peer sends can make port 0 or leave [entropy-base,
+ * entropy-base + entropies), which the operator opened.
+ */
+static inline u16 mpdt_ev_port(u32 entropy_base, u32 entropies, u16 ev)
+{
+	return entropy_base + ev % max(1U, entropies);
+}
+
 static inline u32 *mpdt_param_field(struct mpdt_params *p,
 				    const struct mpdt_param_desc *d)
 {

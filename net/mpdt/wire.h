@@ -11,6 +11,7 @@
 #define _MPDT_WIRE_H
 
 #include "core.h"
+#include <linux/mpdt.h>
 
 #define MPDT_VERSION		1
 
@@ -115,6 +116,21 @@ enum mpdt_wire_err {
 	MPDT_WIRE_BAD_PORT,
 	__MPDT_WIRE_ERR_MAX
 };
+
+/* The counter of a packet sent with @type (output.c; tools/sim counts alike). */
+static inline enum mpdt_stat mpdt_stat_for_tx(u8 type)
+{
+	switch (type) {
+	case MPDT_T_DATA:
+		return MPDT_STAT_TX_DATA;
+	case MPDT_T_SACK:
+		return MPDT_STAT_TX_SACK;
+	case MPDT_T_NACK:
+		return MPDT_STAT_TX_NACK;
+	default:
+		return MPDT_STAT_TX_PROBE;
+	}
+}
 
 enum mpdt_wire_err mpdt_wire_decode(const u8 *buf, u32 len,
 				    struct mpdt_pkt *pkt);

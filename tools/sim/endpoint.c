@@ -123,7 +123,7 @@ uint16_t msim_params_port(const struct msim_params *mp)
 
 uint16_t msim_params_ev_port(const struct msim_params *mp, uint16_t ev)
 {
-	return mp->p.entropy_base + ev % max(1U, mp->p.entropies);
+	return mpdt_ev_port(mp->p.entropy_base, mp->p.entropies, ev);
 }
 
 const char *msim_params_lb(const struct msim_params *mp)
@@ -143,14 +143,6 @@ static struct msim_ep *ep_of(struct mpdt_eng *e)
 	return container_of(e, struct msim_ep, eng);
 }
 
-/* What output.c counts per type sent. */
-static const enum mpdt_stat tx_stat[] = {
-	[MPDT_T_DATA]	= MPDT_STAT_TX_DATA,
-	[MPDT_T_SACK]	= MPDT_STAT_TX_SACK,
-	[MPDT_T_NACK]	= MPDT_STAT_TX_NACK,
-	[MPDT_T_PROBE]	= MPDT_STAT_TX_PROBE,
-};
-
 static void op_xmit(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
 		    const struct mpdt_eng_txmsg *m)
 {
@@ -162,7 +154,7 @@ static void op_xmit(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
 	h.hdr.src_port = SIM_MPDT_PORT;
 	h.hdr.dst_port = SIM_MPDT_PORT;
 	hlen = mpdt_wire_encode(&h, buf);
-	ep->stats[tx_stat[h.hdr.type]]++;
+	ep->stats[mpdt_stat_for_tx(h.hdr.type)]++;
 	ep->ops->xmit(ep->ctx, buf, hlen,
 		      h.hdr.type == MPDT_T_DATA ? h.data.payload_len : 0,
 		      msim_params_ev_port(ep->params, h.hdr.ev));

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -56,6 +57,7 @@ struct Options
     double failAtUs = 0, degradeFrac = 0.5;
     uint64_t seed = 1;
     double deadlineMs = 0;
+    std::string fctOut; /* per-flow lines, for CDFs */
 };
 
 struct Flow
@@ -79,7 +81,7 @@ Usage(const char* why)
                  " [--senders N] [--flows N] [--msg-bytes B] [--transport mpdt|dctcp] [--label L]"
                  " [--set NAME=VALUE]... [--queue-bdp B] [--kmin-pct P] [--kmax-pct P] [--trim]"
                  " [--fail N [--fail-at-us T]] [--degrade N [--degrade-frac F]]"
-                 " [--seed S] [--deadline-ms D]\n";
+                 " [--seed S] [--deadline-ms D] [--fct-out FILE]\n";
     std::exit(why ? 2 : 0);
 }
 
@@ -174,6 +176,8 @@ Parse(int argc, char** argv)
             o.seed = num();
         else if (a == "--deadline-ms")
             o.deadlineMs = num();
+        else if (a == "--fct-out")
+            o.fctOut = val();
         else
             Usage(("unknown option " + a).c_str());
     }
@@ -458,6 +462,23 @@ Summarize(const Run& run)
     return st;
 }
 
+/* One line per flow: source, destination, bytes, ideal and measured FCT
+ * in microseconds (0: not completed), for CDFs and for finding the flow
+ * that sets the maximum.
+ */
+void
+WriteFcts(const std::string& path, const Run& run)
+{
+    std::ofstream out(path);
+
+    out << "# src dst bytes ideal_us fct_us\n";
+    for (const Flow& f : run.Flows())
+        out << f.src << ' ' << f.dst << ' ' << f.bytes << ' ' << f.ideal.GetMicroSeconds()
+            << ' ' << f.done.GetMicroSeconds() << '\n';
+    if (!out)
+        Usage(("cannot write " + path).c_str());
+}
+
 void
 Report(const Options& o, const msim_params* params, const Fabric& fabric, const Run& run,
        const msim_counts& c, double wallS)
@@ -579,6 +600,8 @@ main(int argc, char** argv)
     Simulator::Run();
     for (const auto& h : hosts)
         h->AddCounts(&counts);
+    if (!o.fctOut.empty())
+        WriteFcts(o.fctOut, run);
     Report(o, params.get(), fabric, run, counts,
            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     hosts.clear();
