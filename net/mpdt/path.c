@@ -64,8 +64,7 @@ bool mpdt_path_on_ack(struct mpdt_path *p, u64 acked, u64 sent_ns,
 u64 mpdt_path_bdp(const struct mpdt_path *p, u64 base_rtt_ns, u32 mss)
 {
 	u64 bdp = mpdt_mul_div(p->rate, base_rtt_ns, MPDT_NSEC_PER_SEC);
+	u64 least = p->full ? MPDT_PATH_MIN_PKTS : MPDT_PATH_IW_PKTS;
 
-	if (!p->full)
-		return max(2 * bdp, (u64)MPDT_PATH_IW_PKTS * mss);
-	return max(bdp + bdp / 4, (u64)MPDT_PATH_MIN_PKTS * mss);
+	return max(MPDT_PATH_CWND_GAIN * bdp, least * mss);
 }

@@ -1917,7 +1917,7 @@ TEST_F(combo, every_cc_over_a_lossy_link)
 /* Module defaults say nothing of the path.  One 4 MiB message over the
  * clean simulated link: every CC measures the base RTT (two link delays
  * and the serialization of a DATA and a SACK) and the rate, and the BDP
- * its windows follow is the link's, with path.h's quarter of headroom.
+ * its windows follow is the link's, with path.h's gain of two.
  */
 TEST(every_cc_measures_the_path)
 {
@@ -1964,11 +1964,11 @@ TEST(every_cc_measures_the_path)
 		if (ccs[i].fct_pct) {
 			EXPECT_TRUE(a->eng.path.full);
 			EXPECT_LE(rate * 9 / 10, a->eng.path.rate);
-			/* BDP: the rate's over the base RTT, + 25%. */
-			EXPECT_LE(rate * 9 / 10 * 2 * LINK_DELAY / UNIT_SEC(1),
-				  bdp);
+			/* BDP: the rate's over the base RTT, twice. */
+			EXPECT_LE(rate * 9 / 10 * 2 * LINK_DELAY / UNIT_SEC(1) *
+				  MPDT_PATH_CWND_GAIN, bdp);
 			EXPECT_GE(rate * (2 * LINK_DELAY + UNIT_US(6)) /
-				  UNIT_SEC(1) * 5 / 4, bdp);
+				  UNIT_SEC(1) * MPDT_PATH_CWND_GAIN, bdp);
 			EXPECT_GE(ideal * ccs[i].fct_pct / 100, fct);
 		}
 		sim_free(s);

@@ -70,7 +70,7 @@ TEST(steady_rate_is_measured_exactly)
 }
 
 /* BBR's full-pipe test: the first round sets the mark, three more without
- * 25% growth fill the pipe; then a quarter of headroom, not double.
+ * 25% growth fill the pipe; the BDP stays doubled (BBR's cwnd_gain).
  */
 TEST(pipe_is_full_after_three_rounds_without_growth)
 {
@@ -82,7 +82,7 @@ TEST(pipe_is_full_after_three_rounds_without_growth)
 	EXPECT_FALSE(f.p.full);
 	feed(&f, 10, GAP, BYTES, false);
 	EXPECT_TRUE(f.p.full);
-	EXPECT_EQ(12500ULL + 3125, mpdt_path_bdp(&f.p, RTT, MSS));
+	EXPECT_EQ(25000ULL, mpdt_path_bdp(&f.p, RTT, MSS));
 }
 
 /* A host path: the same rate over a base RTT of 10 us is a BDP of one
@@ -96,7 +96,7 @@ TEST(full_pipe_keeps_four_packets)
 	feed(&f, 10 * 4, GAP, BYTES, false);
 	EXPECT_TRUE(f.p.full);
 	EXPECT_EQ(4ULL * MSS, mpdt_path_bdp(&f.p, UNIT_US(10), MSS));
-	EXPECT_EQ(12500ULL + 3125, mpdt_path_bdp(&f.p, RTT, MSS));
+	EXPECT_EQ(25000ULL, mpdt_path_bdp(&f.p, RTT, MSS));
 }
 
 /* Growth of a quarter or more each round keeps the pipe filling. */
