@@ -50,9 +50,9 @@ table() {
 	python3 - "$OUT" "$RATE" "${ROWS[@]}" <<'PY'
 import json, sys
 out, rate, rows = sys.argv[1], sys.argv[2], sys.argv[3:]
-print("\n%-16s %6s %10s %8s %8s %6s %5s  %s" % (
-    "workload", "flows", "max_fct_s", "x_ideal", "mean_x", "retx", "cpu%",
-    "status"))
+print("\n%-16s %6s %10s %8s %8s %6s %6s %5s  %s" % (
+    "workload", "flows", "max_fct_s", "x_ideal", "mean_x", "retx", "spur%",
+    "cpu%", "status"))
 for row in rows:
     name, rc, cpu = row.rsplit(" ", 2)
     try:
@@ -62,15 +62,25 @@ for row in rows:
         s = {}
     def num(key, fmt):
         return "-" if s.get(key) is None else fmt % s[key]
+    ctr = {}
+    try:
+        with open("%s/%s.ctr" % (out, name)) as f:
+            ctr = {k: int(v) for k, v in (l.split() for l in f)}
+    except (OSError, ValueError):
+        pass
+    spur = ("%.1f" % (100.0 * ctr.get("rx_dup_data", 0) / ctr["tx_data"])
+            if ctr.get("tx_data") else "-")
     status = "ok" if rc == "0" else "FAILED (%s)" % rc
     fct = s.get("fct_max_ms")
-    print("%-16s %6s %10s %8s %8s %6s %5s  %s" % (
+    print("%-16s %6s %10s %8s %8s %6s %6s %5s  %s" % (
         name, num("flows", "%d"), "-" if fct is None else "%.2f" % (fct / 1e3),
         num("ratio_max", "%.2f"), num("ratio_mean", "%.2f"),
-        num("retransmits", "%d"), cpu, status))
+        num("retransmits", "%d"), spur, cpu, status))
 print("(x_ideal: FCT / (size / %s Mbit/s), the largest over the flows; "
-      "mean_x: the mean;\n cpu%%: the guest's CPUs busy during the run, "
-      "switches included)" % rate)
+      "mean_x: the mean;\n spur%%: MPDT's spurious retransmissions, DATA "
+      "the receivers already had\n (rx_dup_data) per DATA sent (tx_data); "
+      "cpu%%: the guest's CPUs busy during the run,\n switches included)"
+      % rate)
 PY
 }
 
