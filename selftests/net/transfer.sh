@@ -72,4 +72,70 @@ port=7001
 for n in 1 1399 1400 1401 2800 4095 4096 4097 32767 32768 32769 65537; do
 	run_transfer "size-$n" 3 $n $n 60 $((port++))
 done
-pass "$COUNT messages, then 3 of each edge size"
+
+# Control ahead of data (output.c): on a prio qdisc every SACK, NACK and
+# PROBE leaves in band 0 and every DATA packet in band 1.  IPv6 off (no
+# MLD reports, which are band 0 too) and static neighbours (no ARP): MPDT's
+# are the only packets on the link, so the bands equal the counters.
+
+# prio_bands NS DEV: the packets band 0 and bands 1-2 of DEV's prio sent.
+prio_bands() {
+	ip netns exec "$1" tc -s class show dev "$2" | awk '
+		/^class prio 1:1 / { c = 1 } /^class prio 1:[23] / { c = 2 }
+		/ Sent / { if (c) p[c] += $4; c = 0 }
+		END { print p[1] + 0, p[2] + 0 }'
+}
+
+# quiet_snap VAR_A VAR_B: both netns's counters into VAR_A and VAR_B and
+# both links' bands into BANDS_A and BANDS_B, once two reads 0.5 s apart
+# agree (nothing left in flight).
+quiet_snap() {
+	local i prev='' cur
+	for ((i = 0; i < 20; i++)); do
+		snap "$NS_A" "$1"
+		snap "$NS_B" "$2"
+		BANDS_A=$(prio_bands "$NS_A" "$VETH_A")
+		BANDS_B=$(prio_bands "$NS_B" "$VETH_B")
+		cur="$(ctr "$1" tx_pkts) $(ctr "$2" tx_pkts) $BANDS_A $BANDS_B"
+		[[ $cur == "$prev" ]] && return 0
+		prev=$cur
+		sleep 0.5
+	done
+	fail "counters still moving after 10 s"
+}
+
+# check_bands SIDE NEW OLD BANDS_OLD BANDS_NEW: what SIDE's prio sent in
+# each band between the snapshots is what MPDT counted it sent.
+check_bands() {
+	local ctl data c0 d0 c1 d1
+	read -r c0 d0 <<<"$4"
+	read -r c1 d1 <<<"$5"
+	ctl=$(($(delta "$2" "$3" tx_sack) + $(delta "$2" "$3" tx_nack) +
+	       $(delta "$2" "$3" tx_probe)))
+	data=$(delta "$2" "$3" tx_data)
+	assert_eq "$1: prio band 0 == SACK+NACK+PROBE sent" "$ctl" "$((c1 - c0))"
+	assert_eq "$1: prio bands 1-2 == DATA sent" "$data" "$((d1 - d0))"
+}
+
+for side in "$NS_A $VETH_A" "$NS_B $VETH_B"; do
+	read -r ns dev <<<"$side"
+	ip netns exec "$ns" sysctl -qw "net.ipv6.conf.$dev.disable_ipv6=1" ||
+		fail "cannot turn IPv6 off on $ns/$dev"
+	ip netns exec "$ns" tc qdisc replace dev "$dev" root handle 1: prio ||
+		fail "tc prio on $ns/$dev"
+	for b in 1 2 3; do
+		ip netns exec "$ns" tc qdisc add dev "$dev" parent "1:$b" pfifo \
+			limit 10000 || fail "tc pfifo under 1:$b on $ns/$dev"
+	done
+done
+neigh_static
+# shellcheck disable=SC2034 # filled by quiet_snap, read by check_bands
+declare -A A0 B0 A1 B1
+quiet_snap A0 B0
+bands_a0=$BANDS_A bands_b0=$BANDS_B
+run_transfer prio 20 1 65536 60 7100
+quiet_snap A1 B1
+check_bands sender A1 A0 "$bands_a0" "$BANDS_A"
+check_bands receiver B1 B0 "$bands_b0" "$BANDS_B"
+assert_gt "receiver: SACKs sent" 0 "$(delta B1 B0 tx_sack)"
+pass "$COUNT messages, then 3 of each edge size; control ahead of data"

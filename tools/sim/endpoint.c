@@ -375,6 +375,15 @@ void msim_ep_add_counts(const struct msim_ep *ep, struct msim_counts *c)
 	c->cwnd_cuts += ep->cwnd_cuts;
 }
 
+bool msim_is_control(const uint8_t *buf, uint32_t len)
+{
+	struct mpdt_pkt pkt;
+
+	return mpdt_wire_decode(buf, len, &pkt) == MPDT_WIRE_OK &&
+	       (pkt.hdr.type != MPDT_T_DATA ||
+		(pkt.hdr.flags & MPDT_F_TRIMMED));
+}
+
 /* What a trimming switch does (STrack §3.1, SMaRTT §3.3): the payload
  * goes, the header stays and says so.
  */

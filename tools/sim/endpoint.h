@@ -73,6 +73,11 @@ bool msim_ep_input(struct msim_ep *ep, const uint8_t *buf, uint32_t len,
 void msim_ep_timer(struct msim_ep *ep, uint64_t now);
 void msim_ep_add_counts(const struct msim_ep *ep, struct msim_counts *c);
 
+/* Whether @buf (@len bytes of UDP payload) is an MPDT control packet: a
+ * SACK, NACK or PROBE, or a trimmed DATA header.
+ */
+bool msim_is_control(const uint8_t *buf, uint32_t len);
+
 /* A switch trims the MPDT DATA packet in @buf (@len bytes of UDP
  * payload) to its header and marks it trimmed; returns the new length,
  * or 0 if it is no DATA packet (drop it instead).

@@ -7,6 +7,7 @@
 #include <ns3/drop-tail-queue.h>
 #include <ns3/ipv4-queue-disc-item.h>
 #include <ns3/object-factory.h>
+#include <ns3/tcp-header.h>
 #include <ns3/udp-header.h>
 #include <ns3/uinteger.h>
 
@@ -17,11 +18,13 @@ using namespace ns3;
 
 NS_OBJECT_ENSURE_REGISTERED(SwitchQueue);
 
-/* Internal queues: 0 = data, 1 = trimmed headers (served first). */
+/* Internal queues: 0 = data, 1 = trimmed headers and, with ControlFirst,
+ * control packets (served first).
+ */
 enum
 {
     DATA_Q,
-    TRIM_Q,
+    CTRL_Q,
 };
 
 TypeId
@@ -46,6 +49,12 @@ SwitchQueue::GetTypeId()
             .AddAttribute("Trim", "Trim MPDT DATA instead of dropping it",
                           BooleanValue(false),
                           MakeBooleanAccessor(&SwitchQueue::m_trim),
+                          MakeBooleanChecker())
+            .AddAttribute("ControlFirst",
+                          "MPDT's SACKs, NACKs and probes and TCP's pure ACKs "
+                          "go ahead of the data",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&SwitchQueue::m_controlFirst),
                           MakeBooleanChecker())
             .AddAttribute("MpdtPort", "UDP port of MPDT",
                           UintegerValue(4796),
@@ -72,29 +81,63 @@ SwitchQueue::Dropped() const
     return m_dropped;
 }
 
-Ptr<QueueDiscItem>
-SwitchQueue::Trim(Ptr<QueueDiscItem> item) const
+uint32_t
+SwitchQueue::MpdtPayload(Ptr<QueueDiscItem> item, UdpHeader* udp, uint8_t* buf,
+                         uint32_t size) const
 {
     Ptr<Ipv4QueueDiscItem> ip = DynamicCast<Ipv4QueueDiscItem>(item);
     Ptr<Packet> p;
+    uint32_t len;
+
+    if (!ip || ip->GetHeader().GetProtocol() != 17)
+        return 0;
+    p = ip->GetPacket()->Copy();
+    p->RemoveHeader(*udp);
+    len = p->GetSize();
+    if (udp->GetDestinationPort() != m_mpdtPort || len > size)
+        return 0;
+    p->CopyData(buf, len);
+    return len;
+}
+
+bool
+SwitchQueue::IsControl(Ptr<QueueDiscItem> item) const
+{
+    Ptr<Ipv4QueueDiscItem> ip = DynamicCast<Ipv4QueueDiscItem>(item);
     UdpHeader udp;
     uint8_t buf[2048];
     uint32_t len;
 
-    if (!ip || ip->GetHeader().GetProtocol() != 17)
+    if (ip && ip->GetHeader().GetProtocol() == 6)
+    {
+        /* The DCTCP baseline's pure ACKs: the same service. */
+        Ptr<Packet> p = ip->GetPacket()->Copy();
+        TcpHeader tcp;
+
+        p->RemoveHeader(tcp);
+        return p->GetSize() == 0;
+    }
+    len = MpdtPayload(item, &udp, buf, sizeof(buf));
+    return len && msim_is_control(buf, len);
+}
+
+Ptr<QueueDiscItem>
+SwitchQueue::Trim(Ptr<QueueDiscItem> item) const
+{
+    UdpHeader udp;
+    uint8_t buf[2048];
+    uint32_t len = MpdtPayload(item, &udp, buf, sizeof(buf));
+    Ptr<Packet> p;
+
+    if (!len)
         return nullptr;
-    p = ip->GetPacket()->Copy();
-    p->RemoveHeader(udp);
-    len = p->GetSize();
-    if (udp.GetDestinationPort() != m_mpdtPort || len > sizeof(buf))
-        return nullptr;
-    p->CopyData(buf, len);
     len = msim_trim(buf, len);
     if (!len)
         return nullptr;
     p = Create<Packet>(buf, len);
     p->AddHeader(udp);
 
+    Ptr<Ipv4QueueDiscItem> ip = DynamicCast<Ipv4QueueDiscItem>(item);
     Ipv4Header header = ip->GetHeader();
     header.SetPayloadSize(p->GetSize());
     return Create<Ipv4QueueDiscItem>(p, ip->GetAddress(), ip->GetProtocol(), header);
@@ -105,16 +148,26 @@ SwitchQueue::DoEnqueue(Ptr<QueueDiscItem> item)
 {
     uint32_t queued = GetInternalQueue(DATA_Q)->GetNBytes();
 
+    if (m_controlFirst && IsControl(item))
+    {
+        if (GetInternalQueue(CTRL_Q)->GetNBytes() + item->GetSize() > m_maxBytes)
+        {
+            m_dropped++;
+            DropBeforeEnqueue(item, "Overflow");
+            return false;
+        }
+        return GetInternalQueue(CTRL_Q)->Enqueue(item);
+    }
     if (queued + item->GetSize() > m_maxBytes)
     {
         Ptr<QueueDiscItem> header = m_trim ? Trim(item) : nullptr;
 
-        if (header && GetInternalQueue(TRIM_Q)->GetNBytes() + header->GetSize() <= m_maxBytes)
+        if (header && GetInternalQueue(CTRL_Q)->GetNBytes() + header->GetSize() <= m_maxBytes)
         {
             m_trimmed++;
             /* The payload is gone; the header takes its place. */
             DropBeforeEnqueue(item, "Trimmed");
-            return GetInternalQueue(TRIM_Q)->Enqueue(header);
+            return GetInternalQueue(CTRL_Q)->Enqueue(header);
         }
         m_dropped++;
         DropBeforeEnqueue(item, "Overflow");
@@ -136,7 +189,7 @@ SwitchQueue::MarkAt(uint32_t queued)
 Ptr<QueueDiscItem>
 SwitchQueue::DoDequeue()
 {
-    Ptr<QueueDiscItem> item = GetInternalQueue(TRIM_Q)->Dequeue();
+    Ptr<QueueDiscItem> item = GetInternalQueue(CTRL_Q)->Dequeue();
 
     if (item)
         return item;
@@ -151,7 +204,7 @@ SwitchQueue::CheckConfig()
 {
     if (GetNInternalQueues() == 0)
     {
-        for (int i = DATA_Q; i <= TRIM_Q; i++)
+        for (int i = DATA_Q; i <= CTRL_Q; i++)
             AddInternalQueue(CreateObjectWithAttributes<DropTailQueue<QueueDiscItem>>(
                 "MaxSize", QueueSizeValue(QueueSize("1000000p"))));
     }

@@ -7,12 +7,17 @@
  * of the queue; equal thresholds make DCTCP's step); and optionally
  * packet trimming (an MPDT DATA packet that would overflow loses its
  * payload and goes ahead of the data in a priority queue: SMaRTT §3.3).
+ * Control packets (MPDT's SACKs, NACKs and probes, TCP's pure ACKs) use
+ * that queue too unless ControlFirst is false: SMaRTT-REPS §3 (after
+ * EQDS) gives every port a high-priority queue for trims and ACKs, and a
+ * host's NIC is such a port (MPDT sends them at TC_PRIO_CONTROL).
  */
 #ifndef MPDT_SIM_SWITCH_QUEUE_H
 #define MPDT_SIM_SWITCH_QUEUE_H
 
 #include <ns3/queue-disc.h>
 #include <ns3/random-variable-stream.h>
+#include <ns3/udp-header.h>
 
 namespace mpdtsim
 {
@@ -34,6 +39,13 @@ class SwitchQueue : public ns3::QueueDisc
     void InitializeParams() override;
     /* Whether a packet leaving @queued bytes behind is marked. */
     bool MarkAt(uint32_t queued);
+    /* @item's MPDT payload into @buf (at most @size bytes) and its UDP
+     * header into @udp; its length, or 0 if @item is no MPDT packet.
+     */
+    uint32_t MpdtPayload(ns3::Ptr<ns3::QueueDiscItem> item, ns3::UdpHeader* udp,
+                         uint8_t* buf, uint32_t size) const;
+    /* Whether @item goes to the control queue (ControlFirst). */
+    bool IsControl(ns3::Ptr<ns3::QueueDiscItem> item) const;
     /* @item cut to its MPDT header, or nullptr if it is no MPDT DATA. */
     ns3::Ptr<ns3::QueueDiscItem> Trim(ns3::Ptr<ns3::QueueDiscItem> item) const;
 
@@ -42,6 +54,7 @@ class SwitchQueue : public ns3::QueueDisc
     uint32_t m_markMax;
     ns3::Ptr<ns3::UniformRandomVariable> m_rng;
     bool m_trim;
+    bool m_controlFirst;
     uint16_t m_mpdtPort;
     uint64_t m_trimmed = 0;
     uint64_t m_dropped = 0;
