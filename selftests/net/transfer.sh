@@ -96,7 +96,7 @@ quiet_snap() {
 		snap "$NS_B" "$2"
 		BANDS_A=$(prio_bands "$NS_A" "$VETH_A")
 		BANDS_B=$(prio_bands "$NS_B" "$VETH_B")
-		cur="$(ctr "$1" tx_pkts) $(ctr "$2" tx_pkts) $BANDS_A $BANDS_B"
+		cur="$(ctr "$1" tx_packets) $(ctr "$2" tx_packets) $BANDS_A $BANDS_B"
 		[[ $cur == "$prev" ]] && return 0
 		prev=$cur
 		sleep 0.5
@@ -117,6 +117,7 @@ check_bands() {
 	assert_eq "$1: prio bands 1-2 == DATA sent" "$data" "$((d1 - d0))"
 }
 
+modprobe sch_prio 2>/dev/null || true
 for side in "$NS_A $VETH_A" "$NS_B $VETH_B"; do
 	read -r ns dev <<<"$side"
 	ip netns exec "$ns" sysctl -qw "net.ipv6.conf.$dev.disable_ipv6=1" ||
