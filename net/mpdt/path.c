@@ -66,5 +66,6 @@ u64 mpdt_path_bdp(const struct mpdt_path *p, u64 base_rtt_ns, u32 mss)
 	u64 bdp = mpdt_mul_div(p->rate, base_rtt_ns, MPDT_NSEC_PER_SEC);
 	u64 least = p->full ? MPDT_PATH_MIN_PKTS : MPDT_PATH_IW_PKTS;
 
-	return max(MPDT_PATH_CWND_GAIN * bdp, least * mss);
+	/* BBR's cwnd_gain of 2, saturating as mpdt_mul_div() does. */
+	return max(mpdt_add_sat(bdp, bdp), least * mss);
 }

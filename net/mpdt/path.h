@@ -43,7 +43,6 @@
 #define MPDT_PATH_IW_PKTS	10	/* RFC 6928 */
 #define MPDT_PATH_FULL_ROUNDS	3	/* BBR: no 25% growth in 3 rounds */
 #define MPDT_PATH_MIN_PKTS	4	/* BBR: bbr_cwnd_min_target */
-#define MPDT_PATH_CWND_GAIN	2	/* BBR: bbr_cwnd_gain */
 /* Base RTT assumed before the first sample: a LAN's order (RFC 6298
  * starts its RTO at 1 s; timers here have their own floor, rto-min).
  */

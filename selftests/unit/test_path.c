@@ -99,6 +99,19 @@ TEST(full_pipe_keeps_four_packets)
 	EXPECT_EQ(25000ULL, mpdt_path_bdp(&f.p, RTT, MSS));
 }
 
+/* The doubling saturates: no rate wraps the BDP round to a small one. */
+TEST(bdp_saturates)
+{
+	struct mpdt_path p;
+
+	mpdt_path_init(&p);
+	p.full = true;
+	p.rate = U64_MAX / 3;
+	EXPECT_EQ(U64_MAX / 3 * 2, mpdt_path_bdp(&p, UNIT_SEC(1), MSS));
+	p.rate = U64_MAX / 2 + 1;
+	EXPECT_EQ(U64_MAX, mpdt_path_bdp(&p, UNIT_SEC(1), MSS));
+}
+
 /* Growth of a quarter or more each round keeps the pipe filling. */
 TEST(growing_rate_keeps_startup)
 {
