@@ -42,16 +42,16 @@ static struct sk_buff *pkt_alloc(const struct mpdt_pkt *h,
 	if (!skb)
 		return NULL;
 	skb_reserve(skb, MPDT_SKB_HEADROOM);
-	/* SACKs, NACKs and probes go ahead of DATA in this host's qdisc
-	 * (prio, pfifo_fast: band 0; mqprio maps the priority to a traffic
-	 * class), as SMaRTT-REPS §3 (after EQDS) assumes of every port.
-	 * Their delay is the peer's congestion signal: a SACK queued behind
-	 * this host's own DATA would tell a delay-based CC (STrack Algo 3)
-	 * of a queue its packets never crossed, and the connection whose
-	 * SACKs share a link with the bigger flow the other way falls behind
-	 * for good (Documentation/sim.rst).
+	/* SACKs and NACKs go ahead of DATA in this host's qdisc (prio,
+	 * pfifo_fast: band 0; mqprio maps the priority to a traffic class),
+	 * as SMaRTT-REPS §3 (after EQDS) assumes of every port.  Their delay
+	 * is the peer's congestion signal: a SACK queued behind this host's
+	 * own DATA would tell a delay-based CC (STrack Algo 3) of a queue its
+	 * packets never crossed, and the connection whose SACKs share a link
+	 * with the bigger flow the other way falls behind for good
+	 * (Documentation/sim.rst).  Probes stay behind the data they follow.
 	 */
-	if (h->hdr.type != MPDT_T_DATA)
+	if (mpdt_pkt_is_feedback(h))
 		skb->priority = TC_PRIO_CONTROL;
 	mpdt_wire_encode(h, skb_put(skb, hlen));
 	if (tm && !mpdt_txmsg_attach(skb, tm, h->data.offset,

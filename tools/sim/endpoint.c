@@ -379,8 +379,10 @@ bool msim_is_control(const uint8_t *buf, uint32_t len)
 {
 	struct mpdt_pkt pkt;
 
-	return mpdt_wire_decode(buf, len, &pkt) == MPDT_WIRE_OK &&
-	       (pkt.hdr.type != MPDT_T_DATA ||
+	if (mpdt_wire_decode(buf, len, &pkt) != MPDT_WIRE_OK)
+		return false;
+	return mpdt_pkt_is_feedback(&pkt) ||
+	       (pkt.hdr.type == MPDT_T_DATA &&
 		(pkt.hdr.flags & MPDT_F_TRIMMED));
 }
 

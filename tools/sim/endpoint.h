@@ -74,7 +74,7 @@ void msim_ep_timer(struct msim_ep *ep, uint64_t now);
 void msim_ep_add_counts(const struct msim_ep *ep, struct msim_counts *c);
 
 /* Whether @buf (@len bytes of UDP payload) is an MPDT control packet: a
- * SACK, NACK or PROBE, or a trimmed DATA header.
+ * SACK or NACK (mpdt_pkt_is_feedback()), or a trimmed DATA header.
  */
 bool msim_is_control(const uint8_t *buf, uint32_t len);
 

@@ -51,8 +51,8 @@ SwitchQueue::GetTypeId()
                           MakeBooleanAccessor(&SwitchQueue::m_trim),
                           MakeBooleanChecker())
             .AddAttribute("ControlFirst",
-                          "MPDT's SACKs, NACKs and probes and TCP's pure ACKs "
-                          "go ahead of the data",
+                          "MPDT's SACKs and NACKs and TCP's pure ACKs go "
+                          "ahead of the data",
                           BooleanValue(true),
                           MakeBooleanAccessor(&SwitchQueue::m_controlFirst),
                           MakeBooleanChecker())

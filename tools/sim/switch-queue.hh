@@ -7,10 +7,11 @@
  * of the queue; equal thresholds make DCTCP's step); and optionally
  * packet trimming (an MPDT DATA packet that would overflow loses its
  * payload and goes ahead of the data in a priority queue: SMaRTT §3.3).
- * Control packets (MPDT's SACKs, NACKs and probes, TCP's pure ACKs) use
- * that queue too unless ControlFirst is false: SMaRTT-REPS §3 (after
- * EQDS) gives every port a high-priority queue for trims and ACKs, and a
- * host's NIC is such a port (MPDT sends them at TC_PRIO_CONTROL).
+ * Control packets (MPDT's SACKs and NACKs, TCP's pure ACKs) use that
+ * queue too unless ControlFirst is false: SMaRTT-REPS §3 (after EQDS)
+ * gives every port a high-priority queue for trims and ACKs, and a host's
+ * NIC is such a port (MPDT sends them at TC_PRIO_CONTROL).  Probes stay
+ * in the FIFO: their answers declare lost what they overtook.
  */
 #ifndef MPDT_SIM_SWITCH_QUEUE_H
 #define MPDT_SIM_SWITCH_QUEUE_H
