@@ -117,7 +117,6 @@ enum mpdt_wire_err {
 	__MPDT_WIRE_ERR_MAX
 };
 
-/* The counter of a packet sent with @type (output.c; tools/sim counts alike). */
 /* A receiver's feedback to the sender (SACK, NACK): what a port may
  * forward ahead of data (SMaRTT-REPS §3).  Not a PROBE: its answer
  * declares lost what was sent before it and is not yet SACKed (STrack
@@ -128,6 +127,7 @@ static inline bool mpdt_pkt_is_feedback(const struct mpdt_pkt *pkt)
 	return pkt->hdr.type == MPDT_T_SACK || pkt->hdr.type == MPDT_T_NACK;
 }
 
+/* The counter of a packet sent with @type (output.c; tools/sim counts alike). */
 static inline enum mpdt_stat mpdt_stat_for_tx(u8 type)
 {
 	switch (type) {

@@ -9,7 +9,9 @@
 # must agree with what the applications saw.  Then messages of the sizes
 # at the edges that matter (a packet's payload, a page, a 32 KiB page
 # fragment, each +-1), three of each, one sender per size, so the message
-# bytes start at different offsets of the sender's page fragments.
+# bytes start at different offsets of the sender's page fragments.  Last,
+# over prio qdiscs, SACKs and NACKs leave in the high band and DATA and
+# PROBEs in the others.
 #
 # Environment: MPDT_SEED (sizes/contents), MPDT_XFER_COUNT (default 1000),
 # MPDT_XFER_MAX (default 4194304).
@@ -75,9 +77,9 @@ done
 
 # Feedback ahead of data (output.c): on a prio qdisc every SACK and NACK
 # leaves in band 0, every DATA and PROBE in band 1 (a probe stays behind
-# the data it follows).  IPv6 off (no
-# MLD reports, which are band 0 too) and static neighbours (no ARP): MPDT's
-# are the only packets on the link, so the bands equal the counters.
+# the data it follows).  IPv6 off (no MLD reports, which are band 0 too)
+# and static neighbours (no ARP): MPDT's are the only packets on the
+# link, so the bands equal the counters.
 
 # prio_bands NS DEV: the packets band 0 and bands 1-2 of DEV's prio sent.
 prio_bands() {

@@ -475,7 +475,8 @@ WriteFcts(const std::string& path, const Run& run)
     for (const Flow& f : run.Flows())
         out << f.src << ' ' << f.dst << ' ' << f.bytes << ' ' << f.ideal.GetMicroSeconds()
             << ' ' << f.done.GetMicroSeconds() << '\n';
-    if (!out) {
+    if (!out)
+    {
         std::cerr << "mpdt-sim: cannot write " << path << "\n";
         std::exit(1);
     }
