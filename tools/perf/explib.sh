@@ -4,7 +4,7 @@
 # explib.sh - what the fabric experiments (spray_fct.sh, cc_fct.sh) share;
 # sourced, after REPO, PERF_DIR, RATE, SIZE and OUT are set.  Runs as root
 # in the test VM.  Defines: log, exp_setup MODPARAMS, cpu_ticks,
-# mpdt_counters, run NAME ARGS... (one workload.sh workload; ROWS gets
+# run NAME ARGS... (one workload.sh workload; ROWS gets
 # "NAME RC CPU%", $OUT/NAME.ctr MPDT's counters it moved),
 # exp_fabric, mptcp_endpoints, exp_figures ARGS....
 
@@ -60,15 +60,6 @@ cpu_ticks() {
 		print t - $5 - $6, t }' /proc/stat
 }
 
-# mpdt_counters: MPDT's counters (/proc/net/mpdt_stats), summed over the
-# fabric's hosts, as "name value" lines.
-mpdt_counters() {
-	local ns
-	for ns in "${FABRIC_HOST_NS[@]}"; do
-		ip netns exec "$ns" cat /proc/net/mpdt_stats
-	done | awk '{ s[$1] += $2 } END { for (k in s) print k, s[k] }'
-}
-
 # run NAME WORKLOAD-ARGS...: one workload into $OUT/NAME; a row in ROWS
 # with how busy the guest's CPUs were meanwhile (the emulated fabric's
 # switches run on them too: near 100%, the CPU, not the network, is the
@@ -77,13 +68,14 @@ run() {
 	local name=$1 rc=0 b0 t0 b1 t1 before
 	shift
 	log "$name: $*"
-	before=$(mpdt_counters)
+	before=$(wl_mpdt_counters "${FABRIC_HOST_NS[@]}")
 	read -r b0 t0 < <(cpu_ticks)
 	wl_main -q -r "$RATE" -s "$SIZE" -o "$OUT/$name" --label "$name" \
 		-t 300 "$@" >"$OUT/$name.json" 2>"$OUT/$name.err" || rc=$?
 	read -r b1 t1 < <(cpu_ticks)
 	awk 'NR == FNR { b[$1] = $2; next } $2 != b[$1] { print $1, $2 - b[$1] }' \
-		<(echo "$before") <(mpdt_counters) >"$OUT/$name.ctr"
+		<(echo "$before") <(wl_mpdt_counters "${FABRIC_HOST_NS[@]}") \
+		>"$OUT/$name.ctr"
 	ROWS+=("$name $rc $(((b1 - b0) * 100 / (t1 - t0 + 1)))")
 	log "$name: $(tail -n 1 "$OUT/$name.json")"
 }

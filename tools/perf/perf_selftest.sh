@@ -45,6 +45,8 @@ PERF_DIR=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$PERF_DIR/../.." && pwd)
 PERF=$PERF_DIR/mpdt-perf
 WL=$PERF_DIR/workload.sh
+# shellcheck source=tools/perf/workload.sh
+. "$WL"
 RATE=${PERF_RATE:-10}
 SIZE=${PERF_SIZE:-4M}
 OUT=${PERF_OUT:-${MPDT_RESULTS_DIR:-/tmp}/perf}
@@ -159,12 +161,9 @@ qdisc_drops() {
 		tbf && /dropped/ { sub(",", "", $7); n += $7 } END { print n + 0 }'
 }
 
-# MPDT's counters (/proc/net/mpdt_stats), summed over the hosts.
+# MPDT's counters, summed over the hosts.
 mpdt_stats() {
-	local ns
-	for ns in "${HOSTS[@]}" "${FABRIC_HOST_NS[@]}"; do
-		ip netns exec "$ns" cat /proc/net/mpdt_stats 2>/dev/null
-	done | awk '{ n[$1] += $2 } END { for (k in n) print k, n[k] }'
+	wl_mpdt_counters "${HOSTS[@]}" "${FABRIC_HOST_NS[@]}"
 }
 
 # run NAME WORKLOAD-ARGS...: one workload, its summary kept for the table.

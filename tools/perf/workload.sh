@@ -90,17 +90,21 @@ wl_fabric_hosts() {
 	done
 }
 
-# wl_mpdt_counter NAME NETNS...: an MPDT counter (/proc/net/mpdt_stats)
-# summed over the namespaces.
-wl_mpdt_counter() {
-	local name=$1 ns n sum=0
-	shift
+# wl_mpdt_counters NETNS...: every MPDT counter (/proc/net/mpdt_stats)
+# summed over the namespaces, as "name value" lines.
+wl_mpdt_counters() {
+	local ns
 	for ns in "$@"; do
-		n=$(ip netns exec "$ns" awk -v k="$name" '$1 == k { print $2 }' \
-			/proc/net/mpdt_stats)
-		sum=$((sum + ${n:-0}))
-	done
-	echo "$sum"
+		ip netns exec "$ns" cat /proc/net/mpdt_stats 2>/dev/null
+	done | awk '{ s[$1] += $2 } END { for (k in s) print k, s[k] }'
+}
+
+# wl_mpdt_counter NAME NETNS...: one of them (0 if none has it).
+wl_mpdt_counter() {
+	local name=$1
+	shift
+	wl_mpdt_counters "$@" |
+		awk -v k="$name" '$1 == k { n = $2 } END { print n + 0 }'
 }
 
 # Fill WL_SRC/WL_DST/WL_ADDR (one entry per client process) from a pattern.

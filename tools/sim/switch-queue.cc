@@ -146,7 +146,7 @@ SwitchQueue::Trim(Ptr<QueueDiscItem> item) const
 bool
 SwitchQueue::DoEnqueue(Ptr<QueueDiscItem> item)
 {
-    uint32_t queued = GetInternalQueue(DATA_Q)->GetNBytes();
+    uint32_t queued;
 
     if (m_controlFirst && IsControl(item))
     {
@@ -158,6 +158,7 @@ SwitchQueue::DoEnqueue(Ptr<QueueDiscItem> item)
         }
         return GetInternalQueue(CTRL_Q)->Enqueue(item);
     }
+    queued = GetInternalQueue(DATA_Q)->GetNBytes();
     if (queued + item->GetSize() > m_maxBytes)
     {
         Ptr<QueueDiscItem> header = m_trim ? Trim(item) : nullptr;
