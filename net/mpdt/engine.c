@@ -86,6 +86,19 @@ static u64 base_rtt_ns(const struct mpdt_eng *e)
 	return max(path_rtt_ns(e), e->rtt.min_rtt);
 }
 
+/* The RTT the loss detectors and the policies wait on: smoothed, with
+ * the base RTT standing in before the first sample.
+ */
+static u64 smoothed_rtt_ns(const struct mpdt_eng *e)
+{
+	return e->rtt.samples ? e->rtt.srtt : base_rtt_ns(e);
+}
+
+static u32 cwnd_pkts(const struct mpdt_eng *e)
+{
+	return max(1U, e->cc.cwnd / max(e->cc.mss, 1U));
+}
+
 /* @now differs from @was by more than an eighth of @was. */
 static bool moved(u64 was, u64 now)
 {
@@ -289,9 +302,9 @@ static u16 choose_ev(struct mpdt_eng *e, u64 now, u32 psn, u32 pkts,
 		.now = now,
 		.psn = psn,
 		.pkts = pkts,
-		.cwnd_pkts = max(1U, e->cc.cwnd / max(e->cc.mss, 1U)),
+		.cwnd_pkts = cwnd_pkts(e),
 		.bdp_pkts = clamp(bdp_pkts, 1ULL, (u64)U32_MAX),
-		.rtt_ns = e->rtt.samples ? e->rtt.srtt : base_rtt_ns(e),
+		.rtt_ns = smoothed_rtt_ns(e),
 		.resend = resend,
 	};
 	return e->lb.ops->choose_ev(&e->lb, ctx);
@@ -586,7 +599,8 @@ static void on_sack(struct mpdt_eng *e, const struct mpdt_pkt *pkt, u64 now)
 	struct mpdt_cc_ack sig = { .now = now, .ce_count = s->ce_count,
 				   .ce = ce };
 	struct sack_walk walk = {};
-	u32 cwnd_pkts, old_cwnd = e->cc.cwnd;
+	struct mpdt_sb_clock clock;
+	u32 ooo_threshold, old_cwnd = e->cc.cwnd;
 	u64 old_min_rtt = e->rtt.min_rtt, echo_ts = 0;
 	struct mpdt_sb_ack ack;
 
@@ -611,9 +625,13 @@ static void on_sack(struct mpdt_eng *e, const struct mpdt_pkt *pkt, u64 now)
 	/* Between flowlets out of order is normal: the receiver reports
 	 * the gaps that matter (inside a flowlet) with NACKs instead.
 	 */
-	cwnd_pkts = e->lb.ops->flowlets ? U32_MAX :
-		    max(1U, e->cc.cwnd / max(e->cc.mss, 1U));
-	mpdt_sb_on_sack(&e->sb, s, sig.probe, cwnd_pkts, base_rtt_ns(e), now,
+	ooo_threshold = e->lb.ops->flowlets ? U32_MAX : cwnd_pkts(e);
+	clock = (struct mpdt_sb_clock) {
+		.now = now,
+		.base_rtt_ns = base_rtt_ns(e),
+		.srtt_ns = smoothed_rtt_ns(e),
+	};
+	mpdt_sb_on_sack(&e->sb, s, sig.probe, ooo_threshold, &clock,
 			sack_acked, &walk, &ack);
 	if (ack.rto_undone) {
 		count(e, MPDT_STAT_RTO_UNDONE);
@@ -633,6 +651,7 @@ static void on_sack(struct mpdt_eng *e, const struct mpdt_pkt *pkt, u64 now)
 			.ev = pkt->hdr.ev,
 			.ce_count = s->ce_count,
 			.ce = ce,
+			.probe = sig.probe,
 			.acked_count = walk.acked_count,
 			.acked_evs = walk.acked_evs,
 		};

@@ -50,6 +50,11 @@ struct mpdt_lb_ack {
 	u16 ev;			/* entropy the SACK echoes */
 	u16 ce_count;		/* CE marks the receiver saw since its last SACK */
 	bool ce;		/* the packet that triggered it was CE marked */
+	/* It answers a probe: the packets it newly acknowledges arrived, but
+	 * no SACK of theirs came back, so their own entropies may lead the
+	 * SACKs onto a failed reverse path.
+	 */
+	bool probe;
 	/* The sender's record of the entropies of the packets this SACK
 	 * newly acknowledged, in PSN order (the first MPDT_LB_ACKED_MAX).
 	 * With coalesced SACKs the echoed EV is one of several.

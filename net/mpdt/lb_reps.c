@@ -27,7 +27,11 @@
  *    order.  So does a SACK whose one mark is its own trigger (the
  *    receiver SACKs at once on CE, ack_on_ce): all but the echoed packet
  *    came through clean.  If the receiver saw other marks, only the
- *    echoed entropy, if unmarked, is known to be clean.
+ *    echoed entropy, if unmarked, is known to be clean.  So is it alone
+ *    in a probe's answer: the packets that answer acknowledges arrived,
+ *    but their SACKs did not come back, maybe hashed onto a failed link
+ *    on the way back, and reusing their entropies would keep the sender
+ *    clocked by probes.
  *  - Bursts: the packets of a burst (burst_pkts) share the one entropy
  *    chosen for it, and it is recycled once, as one packet's would be:
  *    recycling it per packet would fill the buffer with copies of one
@@ -213,7 +217,7 @@ static void reps_on_ack(struct mpdt_lb *lb, const struct mpdt_lb_ack *a)
 	u16 i;
 
 	reps_thaw_if_due(lb->priv, a->now);
-	if (!reps_marks_accounted(a) || !a->acked_count) {
+	if (a->probe || !reps_marks_accounted(a) || !a->acked_count) {
 		if (!a->ce)
 			reps_recycle_valid(lb, a->ev);
 		return;

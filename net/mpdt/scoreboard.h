@@ -53,9 +53,6 @@ struct mpdt_sb {
 	u64 bytes_recvd;
 	u64 bytes_claimed;
 
-	bool in_recovery;
-	u32 recovery_end;
-
 	u64 last_sack_ns;
 	u64 rto_start_ns;		/* last EPSN advance */
 	u32 rto_backoff;		/* consecutive RTOs */
@@ -102,6 +99,13 @@ enum mpdt_sb_verdict {
 
 typedef void (*mpdt_sb_acked_fn)(void *ctx, struct mpdt_sb_pkt *pkt);
 
+/* The times a SACK is judged by, in ns on the caller's clock. */
+struct mpdt_sb_clock {
+	u64 now;
+	u64 base_rtt_ns;		/* a probe's answer is fast below 2x */
+	u64 srtt_ns;			/* the OOO detector's reorder window */
+};
+
 void mpdt_sb_init(struct mpdt_sb *sb, struct mpdt_sb_pkt *ring, u32 window,
 		  u64 now);
 /* After mpdt_sb_init(): report every loss to @fn as it is declared. */
@@ -131,9 +135,11 @@ bool mpdt_sb_next_lost(struct mpdt_sb *sb, u32 *psn);
 void mpdt_sb_resent(struct mpdt_sb *sb, u32 psn, u16 ev, u64 now);
 /* Everything @s names lies where the sender has been. */
 bool mpdt_sb_sack_is_sane(const struct mpdt_sb *sb, const struct mpdt_sack *s);
+/* @ooo_threshold: the congestion window in packets (§3.3.2). */
 enum mpdt_sb_verdict mpdt_sb_on_sack(struct mpdt_sb *sb,
 				     const struct mpdt_sack *s, bool probe_ack,
-				     u32 cwnd_pkts, u64 base_rtt_ns, u64 now,
+				     u32 ooo_threshold,
+				     const struct mpdt_sb_clock *clock,
 				     mpdt_sb_acked_fn acked, void *ctx,
 				     struct mpdt_sb_ack *out);
 static inline bool mpdt_sb_tracked(const struct mpdt_sb *sb, u32 psn)

@@ -174,6 +174,30 @@ TEST(reps_recycles_only_the_echo_of_a_sack_reporting_marks)
 	unit_lb_stop(&t.lb);
 }
 
+/* A probe's answer acknowledges packets whose own SACKs never came back:
+ * their EVs may hash the SACKs onto a failed link on the way back, and
+ * reusing them would starve the sender of SACKs for good (the model's
+ * REPS failure case: one flow 39x ideal, clocked by probes).  Only the
+ * probe's EV made the round trip.
+ */
+TEST(reps_recycles_only_the_probe_of_a_probe_answer)
+{
+	static const u16 evs[] = { 103, 101, 108 };
+	struct mpdt_lb_ack a = {
+		.ev = 105, .probe = true,
+		.acked_count = ARRAY_SIZE(evs), .acked_evs = evs,
+	};
+	struct reps_test t;
+	char buf[128];
+
+	start(&t, 256);
+	explore_then_recycle(&t, 0);
+	a.now = t.now;
+	t.lb.ops->on_ack(&t.lb, &a);
+	EXPECT_STREQ("105 110", sends(&t, 2, buf, sizeof(buf)));
+	unit_lb_stop(&t.lb);
+}
+
 /* A SACK sent at once for a CE mark (ack_on_ce): its only mark is the
  * echoed packet's, so every other packet it acknowledges is clean.
  */

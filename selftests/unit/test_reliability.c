@@ -268,11 +268,16 @@ static bool step(struct sim *s)
 		mpdt_sb_on_nack(&s->sb, ev.psn);
 		break;
 	case EV_SACK: {
+		struct mpdt_sb_clock clock = {
+			.now = s->clk.now,
+			.base_rtt_ns = BASE_RTT,
+			.srtt_ns = BASE_RTT,
+		};
 		struct mpdt_sb_ack ack;
 
 		if (mpdt_sb_on_sack(&s->sb, &ev.sack, ev.flag, CWND_PKTS,
-				    BASE_RTT, s->clk.now, unit_acked_fn,
-				    &s->acked, &ack) != MPDT_SB_OK)
+				    &clock, unit_acked_fn, &s->acked,
+				    &ack) != MPDT_SB_OK)
 			return false;
 		break;
 	}

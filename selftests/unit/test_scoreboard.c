@@ -24,6 +24,7 @@ FIXTURE(sb) {
 	u64 rx_bits[WINDOW / 64];
 	struct unit_clock clk;
 	u32 cwnd_pkts;
+	u64 srtt;
 	struct mpdt_sb_ack ack;		/* effect of the last SACK */
 	struct unit_acked acked;	/* callbacks so far */
 	struct mpdt_sack sack;		/* the last SACK fed */
@@ -36,6 +37,7 @@ FIXTURE_SETUP(sb)
 	mpdt_sb_init(&self->sb, self->ring, WINDOW, self->clk.now);
 	mpdt_rx_init(&self->rx, self->rx_bits, WINDOW);
 	self->cwnd_pkts = 5;
+	self->srtt = BASE_RTT;
 }
 
 FIXTURE_TEARDOWN(sb)
@@ -78,10 +80,16 @@ static void deliver_range(struct _test_data_sb *self, u32 from, u32 to)
 static enum mpdt_sb_verdict feed(struct _test_data_sb *self,
 				 const struct mpdt_sack *s, bool probe_ack)
 {
+	struct mpdt_sb_clock clock = {
+		.now = self->clk.now,
+		.base_rtt_ns = BASE_RTT,
+		.srtt_ns = self->srtt,
+	};
+
 	self->sack = *s;
 	return mpdt_sb_on_sack(&self->sb, s, probe_ack, self->cwnd_pkts,
-			       BASE_RTT, self->clk.now, unit_acked_fn,
-			       &self->acked, &self->ack);
+			       &clock, unit_acked_fn, &self->acked,
+			       &self->ack);
 }
 
 /* The peer sends a SACK now and the sender processes it. */
@@ -624,16 +632,24 @@ TEST_F(sb, stale_sack_is_accepted_and_changes_nothing_acked)
 
 /* --- OOO-based detection (§3.3.2) -------------------------------------- */
 
+/* A packet the count finds missing is lost once it has been out for twice
+ * the smoothed RTT (scoreboard.c, detect_ooo()).
+ */
+static void outlast_reorder_window(struct _test_data_sb *self)
+{
+	tick(self, 2 * self->srtt + 1);
+}
+
 /* Threshold: max(cwnd in packets, MPDT_OOO_MIN_THRESHOLD = 5). */
 TEST_F(sb, ooo_count_at_min_threshold_declares_nothing)
 {
 	self->cwnd_pkts = 3;
 	send(self, 8);
 	deliver_range(self, 1, 6);
+	outlast_reorder_window(self);
 	ASSERT_EQ(MPDT_SB_OK, sack(self));
 	EXPECT_EQ(5U, self->sack.ooo_count);
 	EXPECT_EQ(0U, self->ack.lost);
-	EXPECT_FALSE(self->sb.in_recovery);
 }
 
 TEST_F(sb, ooo_count_above_min_threshold_declares_loss)
@@ -641,10 +657,10 @@ TEST_F(sb, ooo_count_above_min_threshold_declares_loss)
 	self->cwnd_pkts = 3;
 	send(self, 8);
 	deliver_range(self, 1, 7);
+	outlast_reorder_window(self);
 	ASSERT_EQ(MPDT_SB_OK, sack(self));
 	EXPECT_EQ(6U, self->sack.ooo_count);
 	EXPECT_EQ(1U, self->ack.lost);
-	EXPECT_TRUE(self->sb.in_recovery);
 	EXPECT_EQ(MPDT_SB_LOST, state(self, 0));
 	EXPECT_EQ(1ULL, self->sb.retx[MPDT_RETX_OOO]);
 }
@@ -654,6 +670,7 @@ TEST_F(sb, ooo_threshold_follows_a_larger_cwnd)
 	self->cwnd_pkts = 10;
 	send(self, 14);
 	deliver_range(self, 1, 11);
+	outlast_reorder_window(self);
 	ASSERT_EQ(MPDT_SB_OK, sack(self));
 	EXPECT_EQ(10U, self->sack.ooo_count);
 	EXPECT_EQ(0U, self->ack.lost);
@@ -673,6 +690,7 @@ TEST_F(sb, ooo_declares_exactly_unacked_inflight_below_highest_received)
 	deliver_range(self, 1, 3);
 	deliver(self, 4);
 	deliver_range(self, 6, 13);
+	outlast_reorder_window(self);
 	ASSERT_EQ(MPDT_SB_OK, sack(self));
 	EXPECT_EQ(10U, self->sack.ooo_count);
 	EXPECT_EQ(13U, self->sb.high_rcvd);
@@ -681,51 +699,90 @@ TEST_F(sb, ooo_declares_exactly_unacked_inflight_below_highest_received)
 	EXPECT_EQ(2ULL, self->sb.retx[MPDT_RETX_OOO]);
 	EXPECT_EQ(1ULL, self->sb.retx[MPDT_RETX_NACK]);
 	EXPECT_EQ(3U, self->sb.lost_pending);
-	EXPECT_TRUE(self->sb.in_recovery);
-	EXPECT_EQ(13U, self->sb.recovery_end);
 }
 
-TEST_F(sb, ooo_does_not_declare_again_during_recovery)
+/* The count says something is missing; the time says what.  The packets
+ * just below the highest received one may still be on a slower path: not
+ * lost until they have been out for 2 srtt, on a later SACK.
+ */
+TEST_F(sb, ooo_declares_only_packets_out_for_two_srtt)
 {
-	send(self, 20);
-	deliver_range(self, 1, 10);
+	send(self, 10);
+	tick(self, self->srtt);
+	send(self, 10);			/* 10 .. 19, a srtt younger */
+	deliver_range(self, 1, 12);
+	deliver_range(self, 13, 20);
+	tick(self, self->srtt + 1);
 	ASSERT_EQ(MPDT_SB_OK, sack(self));
-	ASSERT_EQ(1U, self->ack.lost);
-	deliver_range(self, 11, 15);	/* 10 is missing now too */
-	ASSERT_EQ(MPDT_SB_OK, sack(self));
-	EXPECT_EQ(13U, self->sack.ooo_count);
-	EXPECT_EQ(0U, self->ack.lost);
-	EXPECT_EQ(MPDT_SB_INFLIGHT, state(self, 10));
-	EXPECT_EQ(1ULL, self->sb.retx[MPDT_RETX_OOO]);
-}
+	EXPECT_EQ(18U, self->sack.ooo_count);
+	EXPECT_EQ(1U, self->ack.lost);
+	EXPECT_EQ(MPDT_SB_LOST, state(self, 0));
+	EXPECT_EQ(MPDT_SB_INFLIGHT, state(self, 12));
 
-TEST_F(sb, recovery_lasts_until_una_reaches_recovery_end)
-{
-	send(self, 20);
-	deliver_range(self, 1, 3);
-	deliver_range(self, 4, 10);
-	ASSERT_EQ(MPDT_SB_OK, sack(self));
-	ASSERT_EQ(2U, self->ack.lost);
-	ASSERT_EQ(10U, self->sb.recovery_end);
-
-	resend_all_lost(self);
-	deliver(self, 0);
-	ASSERT_EQ(MPDT_SB_OK, sack(self));
-	EXPECT_EQ(3U, self->sb.una);
-	EXPECT_TRUE(self->sb.in_recovery);
-
-	deliver(self, 3);
-	ASSERT_EQ(MPDT_SB_OK, sack(self));
-	EXPECT_EQ(10U, self->sb.una);
-	EXPECT_FALSE(self->sb.in_recovery);
-
-	/* Out of recovery, a new hole is detected again. */
-	deliver_range(self, 11, 17);
+	/* A srtt on, 12 is as old, and the hole at 0 still holds the count. */
+	tick(self, self->srtt);
 	ASSERT_EQ(MPDT_SB_OK, sack(self));
 	EXPECT_EQ(1U, self->ack.lost);
-	EXPECT_EQ(MPDT_SB_LOST, state(self, 10));
-	EXPECT_TRUE(self->sb.in_recovery);
-	EXPECT_EQ(17U, self->sb.recovery_end);
+	EXPECT_EQ(MPDT_SB_LOST, state(self, 12));
+	EXPECT_EQ(2ULL, self->sb.retx[MPDT_RETX_OOO]);
+}
+
+/* The reorder window follows the measured RTT: what 2 srtt of 10 us
+ * declares, 2 srtt of 50 us does not yet.
+ */
+TEST_F(sb, ooo_reorder_window_scales_with_srtt)
+{
+	send(self, 20);
+	deliver_range(self, 1, 20);
+	tick(self, 2 * BASE_RTT + 1);
+	self->srtt = 5 * BASE_RTT;
+	ASSERT_EQ(MPDT_SB_OK, sack(self));
+	EXPECT_EQ(0U, self->ack.lost);
+	self->srtt = BASE_RTT;
+	ASSERT_EQ(MPDT_SB_OK, sack(self));
+	EXPECT_EQ(1U, self->ack.lost);
+}
+
+/* A lost resend is found as the original was, with no RTO: the paper's
+ * recovery episode, which ignored the count until una passed the highest
+ * PSN, would have left it to the timer.
+ */
+TEST_F(sb, ooo_declares_a_lost_resend_again)
+{
+	send(self, 20);
+	deliver_range(self, 1, 20);
+	outlast_reorder_window(self);
+	ASSERT_EQ(MPDT_SB_OK, sack(self));
+	ASSERT_EQ(1U, self->ack.lost);
+	ASSERT_EQ(1U, resend_all_lost(self));
+
+	ASSERT_EQ(MPDT_SB_OK, sack(self));
+	EXPECT_EQ(0U, self->ack.lost);	/* the resend is young */
+	EXPECT_EQ(MPDT_SB_INFLIGHT, state(self, 0));
+
+	outlast_reorder_window(self);
+	ASSERT_EQ(MPDT_SB_OK, sack(self));
+	EXPECT_EQ(1U, self->ack.lost);
+	EXPECT_EQ(MPDT_SB_LOST, state(self, 0));
+	EXPECT_EQ(2ULL, self->sb.retx[MPDT_RETX_OOO]);
+}
+
+/* First sends go in PSN order, so the walk stops at the first young one;
+ * a young resend below older originals does not stop it.
+ */
+TEST_F(sb, ooo_walk_passes_a_young_resend)
+{
+	send(self, 20);
+	outlast_reorder_window(self);
+	ASSERT_TRUE(mpdt_sb_on_nack(&self->sb, 0));
+	ASSERT_EQ(1U, resend_all_lost(self));
+	send(self, 4);			/* 20 .. 23: young */
+	deliver_range(self, 6, 24);
+	deliver_range(self, 3, 4);
+	ASSERT_EQ(MPDT_SB_OK, sack(self));
+	EXPECT_EQ(19U, self->sack.ooo_count);
+	EXPECT_EQ(4U, self->ack.lost);
+	EXPECT_STREQ("ILLALLAAAAAAAAAAAAAAAAAA", states(self));
 }
 
 /* --- probe-based detection (§3.3.2, Algo 1) ----------------------------- */
@@ -985,17 +1042,6 @@ TEST_F(sb, on_rto_declares_every_inflight_packet_lost)
 	EXPECT_EQ(0ULL, mpdt_sb_inflight(&self->sb));
 }
 
-TEST_F(sb, rto_ends_ooo_recovery)
-{
-	send(self, 10);
-	deliver_range(self, 1, 8);
-	ASSERT_EQ(MPDT_SB_OK, sack(self));
-	ASSERT_TRUE(self->sb.in_recovery);
-	tick(self, RTO);
-	mpdt_sb_on_rto(&self->sb, self->clk.now);
-	EXPECT_FALSE(self->sb.in_recovery);
-}
-
 /* §3.3.2: probe "when the sender does not get any SACK over a specific
  * duration"; a lost probe is repeated after the same period.
  */
@@ -1175,6 +1221,7 @@ TEST_F(sb, retx_counters_count_declarations_by_cause)
 	send(self, 10);
 	ASSERT_TRUE(mpdt_sb_on_nack(&self->sb, 9));
 	deliver_range(self, 2, 9);
+	outlast_reorder_window(self);
 	ASSERT_EQ(MPDT_SB_OK, sack(self));	/* OOO: 0 and 1 */
 	resend_all_lost(self);
 	tick(self, PROBE_IVL);
@@ -1208,6 +1255,7 @@ TEST_F(sb, psns_wrap_around_2_32)
 	deliver_range(self, start, start + 20);
 	deliver_range(self, start + 21, start + 30);
 	deliver_range(self, start + 31, start + 40);
+	outlast_reorder_window(self);
 	ASSERT_EQ(MPDT_SB_OK, sack(self));
 	EXPECT_EQ(start + 20, self->sb.una);	/* == 4 */
 	EXPECT_EQ(start + 40, self->sb.high_rcvd);
@@ -1223,7 +1271,6 @@ TEST_F(sb, psns_wrap_around_2_32)
 	ASSERT_EQ(MPDT_SB_OK, sack(self));
 	EXPECT_EQ(24U, self->sb.una);
 	EXPECT_TRUE(mpdt_sb_idle(&self->sb));
-	EXPECT_FALSE(self->sb.in_recovery);
 	EXPECT_EQ(0ULL, mpdt_sb_inflight(&self->sb));
 	EXPECT_EQ(0LL, balance(self));
 }
