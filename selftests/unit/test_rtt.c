@@ -82,6 +82,23 @@ TEST(constant_rtt_converges_and_variance_decays)
 	EXPECT_EQ(UNIT_US(40), r.min_rtt);
 }
 
+/* A steady RTT: rttvar decays and srtt + 4 rttvar would fall to the
+ * RTT itself, below the 2 srtt the OOO detector waits; the RTO stays at
+ * 2.5 srtt.
+ */
+TEST(rto_is_never_below_two_and_a_half_srtt)
+{
+	struct mpdt_rtt r;
+	int i;
+
+	mpdt_rtt_init(&r);
+	for (i = 0; i < 200; i++)
+		sample(&r, UNIT_US(400));
+	ASSERT_EQ(UNIT_US(400), r.srtt);
+	ASSERT_GT(UNIT_US(100), r.rttvar);
+	EXPECT_EQ(UNIT_US(1000), mpdt_rtt_rto(&r, RTO_MIN, RTO_MAX));
+}
+
 TEST(echo_from_the_future_is_rejected)
 {
 	struct mpdt_rtt r, before;

@@ -1026,6 +1026,26 @@ TEST_F(sb, sack_without_epsn_advance_keeps_rto_clock)
 	EXPECT_EQ(t + RTO, rto_deadline(self));
 }
 
+/* A resend of the oldest packet restarts the RTO clock: the timer times
+ * the resend, not the original just declared lost.  A resend of any other
+ * packet leaves it alone.
+ */
+TEST_F(sb, resending_the_oldest_packet_restarts_the_rto_clock)
+{
+	u64 t = self->clk.now;
+
+	send(self, 4);
+	tick(self, UNIT_US(40));
+	ASSERT_TRUE(mpdt_sb_on_nack(&self->sb, 2));
+	EXPECT_EQ(1U, resend_all_lost(self));
+	EXPECT_EQ(t + RTO, rto_deadline(self));
+
+	tick(self, UNIT_US(10));
+	ASSERT_TRUE(mpdt_sb_on_nack(&self->sb, 0));
+	EXPECT_EQ(1U, resend_all_lost(self));
+	EXPECT_EQ(self->clk.now + RTO, rto_deadline(self));
+}
+
 TEST_F(sb, on_rto_declares_every_inflight_packet_lost)
 {
 	send(self, 6);

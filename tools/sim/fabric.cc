@@ -286,20 +286,30 @@ Fabric::Uplinks() const
 }
 
 void
+Fabric::SetReceiveLoss(Ptr<NetDevice> dev, double rate, uint64_t* lost)
+{
+    Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
+
+    em->SetAttribute("ErrorRate", DoubleValue(rate));
+    em->SetAttribute("ErrorUnit", StringValue("ERROR_UNIT_PACKET"));
+    dev->SetAttribute("ReceiveErrorModel", PointerValue(em));
+    dev->TraceConnectWithoutContext(
+        "PhyRxDrop", MakeCallback(+[](uint64_t* n, Ptr<const Packet>) { (*n)++; }).Bind(lost));
+}
+
+void
 Fabric::Fail(uint32_t link)
 {
     for (uint32_t end = 0; end < 2; end++)
-    {
-        Ptr<NetDevice> dev = m_links[link].devs.Get(end);
-        Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
+        SetReceiveLoss(m_links[link].devs.Get(end), 1.0, &m_blackHoled);
+}
 
-        em->SetAttribute("ErrorRate", DoubleValue(1.0));
-        em->SetAttribute("ErrorUnit", StringValue("ERROR_UNIT_PACKET"));
-        dev->SetAttribute("ReceiveErrorModel", PointerValue(em));
-        dev->TraceConnectWithoutContext(
-            "PhyRxDrop", MakeCallback(+[](uint64_t* n, Ptr<const Packet>) { (*n)++; })
-                             .Bind(&m_blackHoled));
-    }
+void
+Fabric::Lossy(double rate)
+{
+    for (const Link& l : m_links)
+        for (uint32_t end = 0; end < 2; end++)
+            SetReceiveLoss(l.devs.Get(end), rate, &m_randomLost);
 }
 
 void
@@ -339,6 +349,12 @@ uint64_t
 Fabric::BlackHoled() const
 {
     return m_blackHoled;
+}
+
+uint64_t
+Fabric::RandomLost() const
+{
+    return m_randomLost;
 }
 
 std::string

@@ -61,10 +61,17 @@ class Fabric
     void Fail(uint32_t link);
     /* @link runs at @fraction of its rate (PRIME §4: degraded links). */
     void Degrade(uint32_t link, double fraction);
-    /* Dropped by full queues, trimmed, and lost on failed links. */
+    /* Every link loses each packet with probability @rate, both ways:
+     * losses no queue explains (bit errors, a flaky optic).
+     */
+    void Lossy(double rate);
+    /* Dropped by full queues, trimmed, lost on failed links, and lost
+     * at random on lossy ones.
+     */
     uint64_t Drops() const;
     uint64_t Trims() const;
     uint64_t BlackHoled() const;
+    uint64_t RandomLost() const;
     std::string Describe() const;
 
   private:
@@ -79,6 +86,8 @@ class Fabric
         uint32_t iface[2];
     };
 
+    /* @dev's receiver drops packets at @rate, counted in @lost. */
+    static void SetReceiveLoss(ns3::Ptr<ns3::NetDevice> dev, double rate, uint64_t* lost);
     uint32_t AddLink(uint32_t a, uint32_t b, uint64_t bps, ns3::Time delay, bool up);
     /* Hops from every node to host @h, through switches only. */
     std::vector<uint32_t> Distances(uint32_t h) const;
@@ -94,6 +103,7 @@ class Fabric
     std::vector<ns3::Ipv4Address> m_hostAddr;
     ns3::QueueDiscContainer m_queues;
     uint64_t m_blackHoled = 0;
+    uint64_t m_randomLost = 0;
 };
 
 } // namespace mpdtsim

@@ -55,6 +55,7 @@ struct Options
     bool trim = false;
     uint32_t fail = 0, degrade = 0;
     double failAtUs = 0, degradeFrac = 0.5;
+    double lossPct = 0; /* on every link, each way */
     uint64_t seed = 1;
     double deadlineMs = 0;
     std::string fctOut; /* per-flow lines, for CDFs */
@@ -80,7 +81,7 @@ Usage(const char* why)
                  " [--fabric-gbps G] [--delay-us D] [--pattern permutation|alltoall|cross|incast]"
                  " [--senders N] [--flows N] [--msg-bytes B] [--transport mpdt|dctcp] [--label L]"
                  " [--set NAME=VALUE]... [--queue-bdp B] [--kmin-pct P] [--kmax-pct P] [--trim]"
-                 " [--fail N [--fail-at-us T]] [--degrade N [--degrade-frac F]]"
+                 " [--fail N [--fail-at-us T]] [--degrade N [--degrade-frac F]] [--loss-pct P]"
                  " [--seed S] [--deadline-ms D] [--fct-out FILE]\n";
     std::exit(why ? 2 : 0);
 }
@@ -172,6 +173,8 @@ Parse(int argc, char** argv)
             o.degrade = num();
         else if (a == "--degrade-frac")
             o.degradeFrac = num();
+        else if (a == "--loss-pct")
+            o.lossPct = num();
         else if (a == "--seed")
             o.seed = num();
         else if (a == "--deadline-ms")
@@ -189,6 +192,9 @@ Parse(int argc, char** argv)
         Usage("--queue-bdp > 0, 0 <= --kmin-pct <= --kmax-pct");
     if (o.degradeFrac <= 0 || o.degradeFrac > 1)
         Usage("--degrade-frac is in (0, 1]");
+    /* A failed link's error model would replace the random one. */
+    if (o.lossPct < 0 || o.lossPct >= 100 || (o.lossPct && o.fail))
+        Usage("--loss-pct is in [0, 100), and not with --fail");
     return o;
 }
 
@@ -504,6 +510,7 @@ Report(const Options& o, const msim_params* params, const Fabric& fabric, const 
         .Bool("trim", o.trim)
         .Num("failed_links", o.fail)
         .Num("degraded_links", o.degrade)
+        .Num("loss_pct", o.lossPct)
         .Num("seed", o.seed)
         .Num("expected", run.Flows().size())
         .Num("completed", run.Completed())
@@ -516,6 +523,7 @@ Report(const Options& o, const msim_params* params, const Fabric& fabric, const 
         .Num("queue_drops", fabric.Drops())
         .Num("trimmed", fabric.Trims())
         .Num("blackholed", fabric.BlackHoled())
+        .Num("random_lost", fabric.RandomLost())
         .Num("tx_data", c.tx_data)
         .Num("retx", c.retx)
         .Num("rtos", c.rtos)
@@ -525,6 +533,8 @@ Report(const Options& o, const msim_params* params, const Fabric& fabric, const 
         .Num("tx_probe", c.tx_probe)
         .Num("rx_data", c.rx_data)
         .Num("rx_reordered", c.rx_reordered)
+        .Num("rx_dup", c.rx_dup)
+        .Num("rx_trimmed", c.rx_trimmed)
         .Num("rx_ce", c.rx_ce)
         .Num("conn_failed", c.failed)
         .Num("cwnd_cuts", c.cwnd_cuts)
@@ -579,6 +589,8 @@ main(int argc, char** argv)
         Simulator::Schedule(MicroSeconds(o.failAtUs), &Fabric::Fail, &fabric, uplinks[i]);
     for (uint32_t i = o.fail; i < o.fail + o.degrade; i++)
         fabric.Degrade(uplinks[i], o.degradeFrac);
+    if (o.lossPct)
+        fabric.Lossy(o.lossPct / 100);
 
     if (o.transport == "dctcp")
         StartTcp(run, fabric, pairs, o);
