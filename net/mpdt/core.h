@@ -150,6 +150,14 @@ static inline u64 mpdt_add_sat(u64 a, u64 b)
 	return b > U64_MAX - a ? U64_MAX : a + b;
 }
 
+/* The earlier of two deadlines, where 0 means none. */
+static inline u64 mpdt_earliest(u64 a, u64 b)
+{
+	if (!a)
+		return b;
+	return b && b < a ? b : a;
+}
+
 /* Serial-number arithmetic on 32-bit PSNs (RFC 1982). */
 static inline bool psn_before(u32 a, u32 b)
 {

@@ -94,6 +94,16 @@ static u64 smoothed_rtt_ns(const struct mpdt_eng *e)
 	return e->rtt.samples ? e->rtt.srtt : base_rtt_ns(e);
 }
 
+/* The times the scoreboard judges by, now. */
+static struct mpdt_sb_clock sb_clock(const struct mpdt_eng *e, u64 now)
+{
+	return (struct mpdt_sb_clock) {
+		.now = now,
+		.base_rtt_ns = base_rtt_ns(e),
+		.srtt_ns = smoothed_rtt_ns(e),
+	};
+}
+
 static u32 cwnd_pkts(const struct mpdt_eng *e)
 {
 	return max(1U, e->cc.cwnd / max(e->cc.mss, 1U));
@@ -452,13 +462,6 @@ static bool send_new(struct mpdt_eng *e, u64 now)
 	return true;
 }
 
-static u64 earliest(u64 a, u64 b)
-{
-	if (!a)
-		return b;
-	return b && b < a ? b : a;
-}
-
 /* §3.3.2 probes every n base RTTs; after timeouts the probes back off
  * with the RTO, so a dead peer is not probed thousands of times, and
  * after answers that acknowledged nothing (a peer that answers but takes
@@ -490,8 +493,9 @@ static u64 rto_deadline(const struct mpdt_eng *e)
 				    us_to_ns(e->params->rto_max_us));
 }
 
-/* The next moment something is due: an RTO, a probe, or the end of a
- * NO_BUFFER pause with something to send.
+/* The next moment something is due: an RTO, a second look at packets
+ * the OOO count found missing, a probe, or the end of a NO_BUFFER pause
+ * with something to send.
  */
 static void arm_timer(struct mpdt_eng *e, u64 now)
 {
@@ -499,9 +503,10 @@ static void arm_timer(struct mpdt_eng *e, u64 now)
 
 	if (e->state != MPDT_ENG_ACTIVE)
 		return;
-	when = earliest(rto_deadline(e), probe_deadline(e));
+	when = mpdt_earliest(rto_deadline(e), probe_deadline(e));
+	when = mpdt_earliest(when, mpdt_sb_reorder_deadline(&e->sb));
 	if (e->pause_until > now && (e->tx_next || e->sb.lost_pending))
-		when = earliest(when, e->pause_until);
+		when = mpdt_earliest(when, e->pause_until);
 	if (when)
 		e->ops->arm_timer(e, when);
 }
@@ -626,11 +631,7 @@ static void on_sack(struct mpdt_eng *e, const struct mpdt_pkt *pkt, u64 now)
 	 * the gaps that matter (inside a flowlet) with NACKs instead.
 	 */
 	ooo_threshold = e->lb.ops->flowlets ? U32_MAX : cwnd_pkts(e);
-	clock = (struct mpdt_sb_clock) {
-		.now = now,
-		.base_rtt_ns = base_rtt_ns(e),
-		.srtt_ns = smoothed_rtt_ns(e),
-	};
+	clock = sb_clock(e, now);
 	mpdt_sb_on_sack(&e->sb, s, sig.probe, ooo_threshold, &clock,
 			sack_acked, &walk, &ack);
 	if (ack.rto_undone) {
@@ -747,17 +748,23 @@ static void send_probe(struct mpdt_eng *e, u64 now)
 
 void mpdt_eng_on_timer(struct mpdt_eng *e, u64 now)
 {
-	u64 rto, probe;
+	u64 rto, reorder, probe;
 
 	if (e->state != MPDT_ENG_ACTIVE)
 		return;
 	e->now = now;
 	rto = rto_deadline(e);
+	reorder = mpdt_sb_reorder_deadline(&e->sb);
 	probe = probe_deadline(e);
-	if (rto && now >= rto)
+	if (rto && now >= rto) {
 		on_rto(e, now);
-	else if (probe && now >= probe)
+	} else if (reorder && now >= reorder) {
+		struct mpdt_sb_clock clock = sb_clock(e, now);
+
+		mpdt_sb_on_reorder_timer(&e->sb, &clock);
+	} else if (probe && now >= probe) {
 		send_probe(e, now);
+	}
 	push(e, now);
 }
 

@@ -246,35 +246,50 @@ static void apply_bitmap(struct mpdt_sb *sb, const struct mpdt_sack *s,
  * the count says that something is missing, and the time says what, as
  * RACK does (RFC 8985 6.2): a packet is lost once it has been out for the
  * smoothed RTT plus a reorder window of one smoothed RTT, RACK's largest.
- * The count is checked on every SACK, so a packet too young for one SACK
- * is declared by a later one, and a lost resend is found as an original
- * is.
+ * The count is checked on every SACK, and a packet too young for one SACK
+ * is declared by a later one or, should none come (the message's tail),
+ * by the reorder timer (RFC 8985 6.3); a lost resend is found as an
+ * original is.
  */
-static u32 detect_ooo(struct mpdt_sb *sb, const struct mpdt_sack *s,
-		      u32 cwnd_pkts, const struct mpdt_sb_clock *clock)
+static u32 declare_aged(struct mpdt_sb *sb, const struct mpdt_sb_clock *clock)
 {
 	u32 n = 0, i, span = min(sb->high_rcvd - sb->una, sb->nxt - sb->una);
 	u64 wait = 2 * clock->srtt_ns, sent_before;
 
-	if (s->ooo_count <= max_t(u32, cwnd_pkts, MPDT_OOO_MIN_THRESHOLD) ||
-	    clock->now <= wait)
+	sb->reorder_due_ns = 0;
+	if (clock->now < wait)
 		return 0;
+	/* Lost once out for wait or longer: what is not is due later. */
 	sent_before = clock->now - wait;
 	for (i = 0; i < span; i++) {
 		u32 p = sb->una + i;
 		struct mpdt_sb_pkt *pkt = mpdt_sb_at(sb, p);
 
-		if (pkt->sent_ns < sent_before) {
-			if (pkt->state == MPDT_SB_INFLIGHT) {
-				declare_lost(sb, p, MPDT_RETX_OOO);
-				n++;
-			}
-		} else if (pkt->transmissions == 1) {
-			/* First sends go in PSN order: the rest are younger. */
-			break;
+		if (pkt->state != MPDT_SB_INFLIGHT)
+			continue;
+		if (pkt->sent_ns <= sent_before) {
+			declare_lost(sb, p, MPDT_RETX_OOO);
+			n++;
+			continue;
 		}
+		/* Too young yet: the reorder timer comes back for it. */
+		sb->reorder_due_ns = mpdt_earliest(sb->reorder_due_ns,
+						   pkt->sent_ns + wait);
+		/* First sends go in PSN order: the rest are younger. */
+		if (pkt->transmissions == 1)
+			break;
 	}
 	return n;
+}
+
+static u32 detect_ooo(struct mpdt_sb *sb, const struct mpdt_sack *s,
+		      u32 cwnd_pkts, const struct mpdt_sb_clock *clock)
+{
+	if (s->ooo_count <= max_t(u32, cwnd_pkts, MPDT_OOO_MIN_THRESHOLD)) {
+		sb->reorder_due_ns = 0;
+		return 0;
+	}
+	return declare_aged(sb, clock);
 }
 
 /* Probe-based detection (§3.3.2, Algo 1 line 13): the probe came back fast
@@ -450,7 +465,21 @@ u32 mpdt_sb_on_rto(struct mpdt_sb *sb, u64 now)
 	/* The retransmissions probe the path: no probe on their heels. */
 	sb->last_sack_ns = now;
 	sb->probe_out = false;
+	sb->reorder_due_ns = 0;
 	return n;
+}
+
+u32 mpdt_sb_on_reorder_timer(struct mpdt_sb *sb,
+			     const struct mpdt_sb_clock *clock)
+{
+	if (!sb->reorder_due_ns || clock->now < sb->reorder_due_ns)
+		return 0;
+	return declare_aged(sb, clock);
+}
+
+u64 mpdt_sb_reorder_deadline(const struct mpdt_sb *sb)
+{
+	return mpdt_sb_idle(sb) ? 0 : sb->reorder_due_ns;
 }
 
 u64 mpdt_sb_probe_deadline(const struct mpdt_sb *sb, u64 interval_ns)

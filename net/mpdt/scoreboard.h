@@ -53,6 +53,11 @@ struct mpdt_sb {
 	u64 bytes_recvd;
 	u64 bytes_claimed;
 
+	/* When the OOO detector looks again at a packet it found missing but
+	 * too young to call lost; 0 if none (RACK's reorder timer).
+	 */
+	u64 reorder_due_ns;
+
 	u64 last_sack_ns;
 	u64 rto_start_ns;		/* last EPSN advance */
 	u32 rto_backoff;		/* consecutive RTOs */
@@ -152,8 +157,14 @@ void mpdt_sb_on_probe_sent(struct mpdt_sb *sb, u64 now);
 /* The peer answered (e.g. NO_BUFFER): it is alive, restart the RTO. */
 void mpdt_sb_peer_alive(struct mpdt_sb *sb, u64 now);
 u32 mpdt_sb_on_rto(struct mpdt_sb *sb, u64 now);
+/* At mpdt_sb_reorder_deadline(): the packets found missing are old
+ * enough now; returns how many were declared lost.
+ */
+u32 mpdt_sb_on_reorder_timer(struct mpdt_sb *sb,
+			     const struct mpdt_sb_clock *clock);
 /* Deadlines in ns on the caller's clock; 0 when nothing is unacked. */
 u64 mpdt_sb_probe_deadline(const struct mpdt_sb *sb, u64 interval_ns);
+u64 mpdt_sb_reorder_deadline(const struct mpdt_sb *sb);
 u64 mpdt_sb_rto_deadline(const struct mpdt_sb *sb, u64 rto_ns,
 			 u64 rto_max_ns);
 

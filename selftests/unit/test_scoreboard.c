@@ -139,6 +139,17 @@ static u32 resend_all_lost(struct _test_data_sb *self)
 	return n;
 }
 
+static u32 reorder_timer(struct _test_data_sb *self)
+{
+	struct mpdt_sb_clock clock = {
+		.now = self->clk.now,
+		.base_rtt_ns = BASE_RTT,
+		.srtt_ns = self->srtt,
+	};
+
+	return mpdt_sb_on_reorder_timer(&self->sb, &clock);
+}
+
 static u64 rto_deadline(struct _test_data_sb *self)
 {
 	return mpdt_sb_rto_deadline(&self->sb, RTO, RTO_MAX);
@@ -705,14 +716,22 @@ TEST_F(sb, ooo_declares_exactly_unacked_inflight_below_highest_received)
  * just below the highest received one may still be on a slower path: not
  * lost until they have been out for 2 srtt, on a later SACK.
  */
-TEST_F(sb, ooo_declares_only_packets_out_for_two_srtt)
+/* Packets 0 .. 9, then 10 .. 19 a srtt later, all delivered but 0 and
+ * 12; the SACK comes when 0 is old enough and 12 not yet.
+ */
+static void young_hole(struct _test_data_sb *self)
 {
 	send(self, 10);
 	tick(self, self->srtt);
-	send(self, 10);			/* 10 .. 19, a srtt younger */
+	send(self, 10);
 	deliver_range(self, 1, 12);
 	deliver_range(self, 13, 20);
 	tick(self, self->srtt + 1);
+}
+
+TEST_F(sb, ooo_declares_only_packets_out_for_two_srtt)
+{
+	young_hole(self);
 	ASSERT_EQ(MPDT_SB_OK, sack(self));
 	EXPECT_EQ(18U, self->sack.ooo_count);
 	EXPECT_EQ(1U, self->ack.lost);
@@ -725,6 +744,51 @@ TEST_F(sb, ooo_declares_only_packets_out_for_two_srtt)
 	EXPECT_EQ(1U, self->ack.lost);
 	EXPECT_EQ(MPDT_SB_LOST, state(self, 12));
 	EXPECT_EQ(2ULL, self->sb.retx[MPDT_RETX_OOO]);
+}
+
+/* The message's tail: no SACK comes after the one that found 12 missing
+ * but too young.  The reorder timer is due when 12 has been out for
+ * 2 srtt, and declares it then; before, it declares nothing.
+ */
+TEST_F(sb, reorder_timer_declares_what_no_later_sack_would)
+{
+	u64 t1 = self->clk.now + self->srtt;	/* 10 .. 19 go then */
+
+	young_hole(self);
+	ASSERT_EQ(MPDT_SB_OK, sack(self));
+	ASSERT_EQ(1U, self->ack.lost);
+	EXPECT_EQ(t1 + 2 * self->srtt, mpdt_sb_reorder_deadline(&self->sb));
+
+	EXPECT_EQ(0U, reorder_timer(self));
+	tick(self, t1 + 2 * self->srtt - self->clk.now);
+	EXPECT_EQ(1U, reorder_timer(self));
+	EXPECT_EQ(MPDT_SB_LOST, state(self, 12));
+	EXPECT_EQ(0ULL, mpdt_sb_reorder_deadline(&self->sb));
+	EXPECT_EQ(2ULL, self->sb.retx[MPDT_RETX_OOO]);
+}
+
+/* A SACK whose count is back under the threshold (the hole filled) calls
+ * the second look off.
+ */
+TEST_F(sb, reorder_timer_is_off_once_the_count_falls)
+{
+	young_hole(self);
+	ASSERT_EQ(MPDT_SB_OK, sack(self));
+	ASSERT_NE(0ULL, mpdt_sb_reorder_deadline(&self->sb));
+	deliver(self, 0);
+	deliver(self, 12);
+	ASSERT_EQ(MPDT_SB_OK, sack(self));
+	EXPECT_EQ(0ULL, mpdt_sb_reorder_deadline(&self->sb));
+}
+
+/* So does an RTO, which declared everything lost. */
+TEST_F(sb, reorder_timer_is_off_after_an_rto)
+{
+	young_hole(self);
+	ASSERT_EQ(MPDT_SB_OK, sack(self));
+	ASSERT_NE(0ULL, mpdt_sb_reorder_deadline(&self->sb));
+	mpdt_sb_on_rto(&self->sb, self->clk.now);
+	EXPECT_EQ(0ULL, mpdt_sb_reorder_deadline(&self->sb));
 }
 
 /* The reorder window follows the measured RTT: what 2 srtt of 10 us
