@@ -76,7 +76,7 @@ bool mpdt_rtt_sample(struct mpdt_rtt *r, u64 echo_ts, u64 now)
  * (scoreboard.c), about two RTTs after it was sent; a steady RTT makes
  * srtt + 4 rttvar shorter than that, and the timer then beats the SACKs
  * to every loss they were about to show.  In the model at 1% loss on
- * every link (sim.rst), 111 RTOs, 97 of them spurious, fell to 16.
+ * every link (sim.rst), 111 RTOs, 97 of them spurious, fell to 14.
  */
 u64 mpdt_rtt_rto(const struct mpdt_rtt *r, u64 rto_min, u64 rto_max)
 {

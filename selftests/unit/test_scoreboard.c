@@ -77,14 +77,20 @@ static void deliver_range(struct _test_data_sb *self, u32 from, u32 to)
 		deliver(self, p);
 }
 
-static enum mpdt_sb_verdict feed(struct _test_data_sb *self,
-				 const struct mpdt_sack *s, bool probe_ack)
+/* The times the scoreboard judges by, now. */
+static struct mpdt_sb_clock sb_clock(struct _test_data_sb *self)
 {
-	struct mpdt_sb_clock clock = {
+	return (struct mpdt_sb_clock) {
 		.now = self->clk.now,
 		.base_rtt_ns = BASE_RTT,
 		.srtt_ns = self->srtt,
 	};
+}
+
+static enum mpdt_sb_verdict feed(struct _test_data_sb *self,
+				 const struct mpdt_sack *s, bool probe_ack)
+{
+	struct mpdt_sb_clock clock = sb_clock(self);
 
 	self->sack = *s;
 	return mpdt_sb_on_sack(&self->sb, s, probe_ack, self->cwnd_pkts,
@@ -141,11 +147,7 @@ static u32 resend_all_lost(struct _test_data_sb *self)
 
 static u32 reorder_timer(struct _test_data_sb *self)
 {
-	struct mpdt_sb_clock clock = {
-		.now = self->clk.now,
-		.base_rtt_ns = BASE_RTT,
-		.srtt_ns = self->srtt,
-	};
+	struct mpdt_sb_clock clock = sb_clock(self);
 
 	return mpdt_sb_on_reorder_timer(&self->sb, &clock);
 }
