@@ -18,6 +18,7 @@ void mpdt_sb_init(struct mpdt_sb *sb, struct mpdt_sb_pkt *ring, u32 window,
 	sb->window = window;
 	sb->last_sack_ns = now;
 	sb->rto_start_ns = now;
+	sb->ooo_young_ns = U64_MAX;
 }
 
 struct mpdt_sb_pkt *mpdt_sb_at(const struct mpdt_sb *sb, u32 psn)
@@ -96,6 +97,11 @@ void mpdt_sb_resent(struct mpdt_sb *sb, u32 psn, u16 ev, u64 now)
 	sb->bytes_sent += p->len;
 	sb->lost_pending--;
 	sb->rto_resent++;
+	/* A resend is the youngest packet out; one behind the OOO walks
+	 * must be looked at again once it is old.
+	 */
+	if (psn_before(psn, sb->ooo_walked))
+		sb->ooo_young_ns = min(sb->ooo_young_ns, now);
 	/* The timeout now times the resend of the oldest packet, not the
 	 * original a detector just declared lost (Linux rearms its RTO on
 	 * resending the head too); left running it fires on the resend's
@@ -123,14 +129,16 @@ static void declare_lost(struct mpdt_sb *sb, u32 psn,
 		sb->lost(sb->lost_ctx, psn, p, cause);
 }
 
-/* The lost-scan cursor moves along with una: a cursor left below una would
- * lose its meaning, and a loss declared between una and it would then be
- * skipped by mpdt_sb_next_lost() and never resent.
+/* The cursors move along with una: a cursor left below una would lose its
+ * meaning, and a loss declared between una and it would then be skipped by
+ * mpdt_sb_next_lost() and never resent.
  */
 static void advance_una(struct mpdt_sb *sb)
 {
 	if (sb->lost_scan == sb->una)
 		sb->lost_scan++;
+	if (sb->ooo_walked == sb->una)
+		sb->ooo_walked++;
 	sb->una++;
 }
 
@@ -250,10 +258,24 @@ static void apply_bitmap(struct mpdt_sb *sb, const struct mpdt_sack *s,
  * is declared by a later one or, should none come (the message's tail),
  * by the reorder timer (RFC 8985 6.3); a lost resend is found as an
  * original is.
+ *
+ * A walk costs up to the window, and a peer can repeat a SACK over the
+ * threshold at will.  So the walks remember what they have seen (struct
+ * mpdt_sb): a SACK walks from una again only once the oldest packet left
+ * for young may have aged, which a packet's send or its age pays for;
+ * otherwise it walks only PSNs no walk has seen.  Linux's RACK keeps a
+ * time-ordered list to the same end.
  */
+static void ooo_walk_restart(struct mpdt_sb *sb)
+{
+	sb->ooo_walked = sb->una;
+	sb->ooo_walked_all = false;
+	sb->ooo_young_ns = U64_MAX;
+}
+
 static u32 declare_aged(struct mpdt_sb *sb, const struct mpdt_sb_clock *clock)
 {
-	u32 n = 0, i, span = min(sb->high_rcvd - sb->una, sb->nxt - sb->una);
+	u32 n = 0, span = min(sb->high_rcvd - sb->una, sb->nxt - sb->una);
 	u64 wait = 2 * clock->srtt_ns, sent_before;
 
 	sb->reorder_due_ns = 0;
@@ -261,24 +283,29 @@ static u32 declare_aged(struct mpdt_sb *sb, const struct mpdt_sb_clock *clock)
 		return 0;
 	/* Lost once out for wait or longer: what is not is due later. */
 	sent_before = clock->now - wait;
-	for (i = 0; i < span; i++) {
-		u32 p = sb->una + i;
+	if (sb->ooo_young_ns <= sent_before)
+		ooo_walk_restart(sb);
+	while (!sb->ooo_walked_all && sb->ooo_walked - sb->una < span) {
+		u32 p = sb->ooo_walked;
 		struct mpdt_sb_pkt *pkt = mpdt_sb_at(sb, p);
 
-		if (pkt->state != MPDT_SB_INFLIGHT)
-			continue;
-		if (pkt->sent_ns <= sent_before) {
+		if (pkt->state == MPDT_SB_INFLIGHT &&
+		    pkt->sent_ns <= sent_before) {
 			declare_lost(sb, p, MPDT_RETX_OOO);
 			n++;
-			continue;
+		} else if (pkt->state == MPDT_SB_INFLIGHT) {
+			/* Too young yet: the reorder timer comes back. */
+			sb->ooo_young_ns = min(sb->ooo_young_ns, pkt->sent_ns);
+			/* First sends go in PSN order: the rest are younger. */
+			if (pkt->transmissions == 1) {
+				sb->ooo_walked_all = true;
+				break;
+			}
 		}
-		/* Too young yet: the reorder timer comes back for it. */
-		sb->reorder_due_ns = mpdt_earliest(sb->reorder_due_ns,
-						   pkt->sent_ns + wait);
-		/* First sends go in PSN order: the rest are younger. */
-		if (pkt->transmissions == 1)
-			break;
+		sb->ooo_walked++;
 	}
+	if (sb->ooo_young_ns != U64_MAX)
+		sb->reorder_due_ns = sb->ooo_young_ns + wait;
 	return n;
 }
 
@@ -346,6 +373,8 @@ static void undo_rto(struct mpdt_sb *sb)
 		sb->bytes_claimed -= pkt->len;
 		sb->lost_pending--;
 	}
+	/* Walks passed these as LOST: in flight again, and old. */
+	ooo_walk_restart(sb);
 	if (sb->rto_backoff)
 		sb->rto_backoff--;
 	if (sb->stalled_rtos)

@@ -57,6 +57,14 @@ struct mpdt_sb {
 	 * too young to call lost; 0 if none (RACK's reorder timer).
 	 */
 	u64 reorder_due_ns;
+	/* What the OOO detector's walks have seen (declare_aged()): every
+	 * INFLIGHT packet in [una, ooo_walked), and every one beyond too if
+	 * ooo_walked_all, was sent at ooo_young_ns or later.  Until that
+	 * has aged a SACK walks only what no walk has seen yet.
+	 */
+	u32 ooo_walked;			/* in [una, nxt] */
+	bool ooo_walked_all;
+	u64 ooo_young_ns;		/* U64_MAX: none seen */
 
 	u64 last_sack_ns;
 	u64 rto_start_ns;		/* last EPSN advance */

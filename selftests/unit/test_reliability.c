@@ -104,6 +104,7 @@ FIXTURE_SETUP(sim)
 	s->sb.nxt = s->start;
 	s->sb.high_rcvd = s->start;
 	s->sb.lost_scan = s->start;
+	s->sb.ooo_walked = s->start;
 	s->rx.epsn = s->start;
 	s->pol.coalesce_bytes = 4 * PKT;
 	s->pol.on_epsn = true;

@@ -851,6 +851,67 @@ TEST_F(sb, ooo_walk_passes_a_young_resend)
 	EXPECT_STREQ("ILLALLAAAAAAAAAAAAAAAAAA", states(self));
 }
 
+/* A walk costs up to the window, and a peer may repeat a SACK over the
+ * threshold at will: until a packet the walks left for young has aged, a
+ * SACK walks only PSNs no walk has seen.  A packet planted behind the
+ * walks, in flight and old, shows which PSNs a SACK reads.
+ */
+TEST_F(sb, repeated_sack_does_not_walk_again_what_walks_have_seen)
+{
+	send(self, 24);
+	deliver_range(self, 1, 5);
+	deliver_range(self, 6, 20);
+	outlast_reorder_window(self);
+	ASSERT_EQ(MPDT_SB_OK, sack(self));
+	ASSERT_EQ(2U, self->ack.lost);
+	ASSERT_EQ(2U, resend_all_lost(self));
+	mpdt_sb_at(&self->sb, 5)->sent_ns = T0;		/* the plant */
+
+	ASSERT_EQ(MPDT_SB_OK, sack(self));
+	EXPECT_EQ(0U, self->ack.lost);
+	EXPECT_EQ(MPDT_SB_INFLIGHT, state(self, 5));
+
+	/* 20 is new to the walks: it alone is read, and it is old. */
+	deliver(self, 21);
+	ASSERT_EQ(MPDT_SB_OK, sack(self));
+	EXPECT_EQ(1U, self->ack.lost);
+	EXPECT_EQ(MPDT_SB_LOST, state(self, 20));
+	EXPECT_EQ(MPDT_SB_INFLIGHT, state(self, 5));
+
+	/* Once the resends are old, the next walk starts at una again. */
+	outlast_reorder_window(self);
+	ASSERT_EQ(MPDT_SB_OK, sack(self));
+	EXPECT_EQ(2U, self->ack.lost);
+	EXPECT_STREQ("LAAAALAAAAAAAAAAAAAALAII", states(self));
+}
+
+/* An RTO's losses undone put packets back in flight with their old send
+ * times, where walks may have passed them as LOST: the next walk starts
+ * at una and finds them.
+ */
+TEST_F(sb, ooo_declares_what_an_undone_rto_put_back_in_flight)
+{
+	struct mpdt_sack s;
+
+	send(self, 20);
+	deliver_range(self, 2, 13);
+	ASSERT_EQ(MPDT_SB_OK, sack(self));	/* 0 is young */
+	ASSERT_EQ(0U, self->ack.lost);
+	tick(self, RTO);
+	ASSERT_EQ(9U, mpdt_sb_on_rto(&self->sb, self->clk.now));
+	ASSERT_EQ(MPDT_SB_OK, sack(self));	/* walks past LOST 0, 1 */
+	ASSERT_EQ(0U, self->ack.lost);
+
+	deliver(self, 13);			/* echoes an original */
+	mpdt_rx_build_sack(&self->rx, NULL, &s);
+	s.echo_ts = T0;
+	ASSERT_EQ(MPDT_SB_OK, feed(self, &s, false));
+	ASSERT_TRUE(self->ack.rto_undone);
+	EXPECT_EQ(2U, self->ack.lost);
+	EXPECT_STREQ("LLAAAAAAAAAAAAIIIIII", states(self));
+	EXPECT_EQ(2ULL, self->sb.retx[MPDT_RETX_OOO]);
+}
+
 /* --- probe-based detection (§3.3.2, Algo 1) ----------------------------- */
 
 TEST_F(sb, fast_probe_ack_declares_packets_sent_before_the_probe)
@@ -1325,16 +1386,25 @@ TEST_F(sb, retx_counters_count_declarations_by_cause)
 
 /* --- PSN wrap-around ------------------------------------------------------ */
 
+/* Sender and peer start afresh at @start. */
+static void restart_at(struct _test_data_sb *self, u32 start)
+{
+	mpdt_sb_init(&self->sb, self->ring, WINDOW, self->clk.now);
+	mpdt_rx_init(&self->rx, self->rx_bits, WINDOW);
+	self->sb.una = start;
+	self->sb.nxt = start;
+	self->sb.high_rcvd = start;
+	self->sb.lost_scan = start;
+	self->sb.ooo_walked = start;
+	self->rx.epsn = start;
+}
+
 TEST_F(sb, psns_wrap_around_2_32)
 {
 	const u32 start = 0xfffffff0;
 	u32 psn;
 
-	self->sb.una = start;
-	self->sb.nxt = start;
-	self->sb.high_rcvd = start;
-	self->sb.lost_scan = start;
-	self->rx.epsn = start;
+	restart_at(self, start);
 
 	EXPECT_EQ(start, send(self, 40));
 	EXPECT_EQ(start + 40, self->sb.nxt);
@@ -1366,9 +1436,7 @@ TEST_F(sb, bogus_checks_hold_across_the_wrap)
 	const u32 start = 0xfffffffe;
 	struct mpdt_sack s;
 
-	self->sb.una = start;
-	self->sb.nxt = start;
-	self->sb.high_rcvd = start;
+	restart_at(self, start);
 	send(self, 4);		/* 0xfffffffe .. 1 */
 	s = unit_sack(3, 3, 0, 0, 0);
 	EXPECT_TRUE(bogus_and_untouched(self, &s));
@@ -1493,18 +1561,6 @@ static void drain(struct _test_data_sb *self)
 			mpdt_sb_on_rto(&self->sb, self->clk.now);
 		}
 	}
-}
-
-/* Sender and peer start afresh at @start. */
-static void restart_at(struct _test_data_sb *self, u32 start)
-{
-	mpdt_sb_init(&self->sb, self->ring, WINDOW, self->clk.now);
-	mpdt_rx_init(&self->rx, self->rx_bits, WINDOW);
-	self->sb.una = start;
-	self->sb.nxt = start;
-	self->sb.high_rcvd = start;
-	self->sb.lost_scan = start;
-	self->rx.epsn = start;
 }
 
 /*
