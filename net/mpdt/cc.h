@@ -16,6 +16,10 @@ struct mpdt_cc {
 	void *priv;		/* ops->priv_size bytes, zeroed */
 	u32 cwnd;		/* bytes */
 	u32 mss;		/* payload bytes per packet */
+	/* on_message_done for each chunk of this many bytes of a longer
+	 * message, as it completes (MCC §4's CCL chunks); 0: per message.
+	 */
+	u32 chunk;
 };
 
 /* What one SACK told the sender. */

@@ -17,19 +17,34 @@
  * - the window is kept in bytes and granted in whole messages (§4: "a
  *   new message will be issued once the available window size is larger
  *   than the message size"): cc->cwnd = messages * message size, the
- *   message size being the latest message's, at most mcc_chunk_bytes
- *   (§4: CCLs cut messages into 64 KB chunks), and at least one message;
+ *   message size being the latest message's, at most a chunk, and at
+ *   least one message;
+ * - the chunk: §4's CCLs cut messages into 64 KB chunks and MCC judges
+ *   each chunk as a message, so the engine reports every chunk of a
+ *   longer message as it completes (cc->chunk).  A window counted in
+ *   64 KB units cannot go below one of them: on a fabric whose BDP is a
+ *   few tens of KB, a window nothing can cut.  So unless mcc_chunk_bytes
+ *   sets it, the chunk is an eighth of the BDP (the increase unit at
+ *   §4's 8:1), at least a packet, at most 64 KB;
  * - the sampled packet delay is the largest RTT sample of the SACKs since
  *   the previous message completed: the packets those SACKs acknowledge
  *   are mostly the completing message's;
- * - Table 1's targets: target_max_delay = base RTT + queuing delay, the
- *   queuing delay taken as one base RTT (STrack's target_Qdelay);
- *   target_msg_delay = size / link speed + target_max_delay / 2;
+ * - Table 1's targets: target_max_delay = base RTT + queuing delay and
+ *   target_msg_delay = size / link speed + target_max_delay / 2.  On an
+ *   idle path a message takes size / link speed + one base RTT, so the
+ *   queuing delay must exceed a base RTT for an idle path to read as
+ *   uncongested: at one base RTT, with chunks judged as messages, the
+ *   model's 100 Gbit/s permutation found every idle chunk a few percent
+ *   over target (the measured base RTT is whole microseconds) and the
+ *   windows fell to one packet.  MPDT takes two base RTTs: a message may
+ *   wait half a base RTT in queues, a packet two;
  * - the global-congestion decrease is not given: MPDT scales the window
  *   by target_msg_delay / message delay, at least by mcc_md_floor_pct,
  *   and once per message that started after the previous decrease.
  */
 #include "cc.h"
+
+#define MCC_CHUNK_MAX	65536		/* §4: 64 KB chunks */
 
 struct mcc {
 	u64 win;		/* bytes, before rounding to messages */
@@ -61,6 +76,7 @@ u32 mpdt_mcc_window_msgs(const struct mpdt_cc *cc)
 static void mcc_set_cwnd(struct mpdt_cc *cc, struct mcc *m)
 {
 	m->win = clamp(m->win, (u64)cc->mss, m->max_cwnd);
+	cc->chunk = m->chunk;		/* at most mcc-chunk-bytes' 2^30 */
 	cc->cwnd = mpdt_cc_bound(mcc_msgs(m) * m->msg_unit, m->max_cwnd,
 				 cc->mss);
 }
@@ -72,10 +88,14 @@ static void mcc_scale(struct mcc *m, const struct mpdt_params *p, u32 mss)
 
 	m->target_max_ns = p->mcc_target_max_delay_us ?
 			   p->mcc_target_max_delay_us * MPDT_NSEC_PER_USEC :
-			   2 * base_rtt;
+			   3 * base_rtt;
 	m->inc = max(mpdt_div(mpdt_bdp(p), p->mcc_oversub), 1ULL);
 	m->max_cwnd = mpdt_cc_max_cwnd(p, p->mcc_max_cwnd_pct, mss);
 	m->link_mbps = p->link_mbps;
+	m->chunk = p->mcc_chunk_bytes ? p->mcc_chunk_bytes :
+		   min(mpdt_bdp(p) / 8, (u64)MCC_CHUNK_MAX);
+	m->chunk = max_t(u64, m->chunk, mss);
+	m->msg_unit = min(m->msg_unit, m->chunk);
 }
 
 static void mcc_rescale(struct mpdt_cc *cc, const struct mpdt_params *p)
@@ -94,7 +114,6 @@ static void mcc_init(struct mpdt_cc *cc, const struct mpdt_params *p)
 
 	mcc_scale(m, p, cc->mss);
 	m->target_msg_ns = p->mcc_target_msg_delay_us * MPDT_NSEC_PER_USEC;
-	m->chunk = max(p->mcc_chunk_bytes, cc->mss);
 	m->floor_pm = p->mcc_md_floor_pct * 10;
 	/* Before any message: one BDP, counted in whole chunks. */
 	m->msg_unit = m->chunk;

@@ -17,9 +17,10 @@
  *   4. cc->rescale if the path's measured base RTT or BDP moved (path.h);
  *   5. lb->on_ack, with the entropies of the packets newly acknowledged;
  *   6. cc->on_ack;
- *   7. cc->on_message_done for each message the SACK completed, after
- *      on_ack: MCC (§3) judges a message by the largest packet delay
- *      sampled until it completed, the SACK that completes it included;
+ *   7. cc->on_message_done for each chunk of a long message (cc.chunk)
+ *      and each other message the SACK completed, after on_ack: MCC (§3)
+ *      judges a message by the largest packet delay sampled until it
+ *      completed, the SACK that completes it included;
  *   8. lb->choose_ev for each packet the window then lets out.
  */
 #include "engine.h"
@@ -190,6 +191,7 @@ static void release_tx(struct mpdt_eng *e)
 	}
 	e->tx_next = NULL;
 	e->msgs_inflight = 0;
+	memset(e->chunks, 0, sizeof(e->chunks));
 }
 
 /* The peer stopped answering: drop what we were sending to it.  The next
@@ -271,6 +273,7 @@ void mpdt_eng_start(struct mpdt_eng *e, struct mpdt_sb_pkt *ring, u32 nonce,
 	mpdt_rtt_init(&e->rtt);
 	mpdt_path_init(&e->path);
 	e->cc.mss = p->payload;
+	e->cc.chunk = 0;
 	path_refresh(e, true);
 	if (e->lb.priv)
 		memset(e->lb.priv, 0, e->lb.priv_len);
@@ -429,6 +432,35 @@ static u32 start_burst(struct mpdt_eng *e, u64 now, u32 psn)
 	return ctx.in_flowlet ? ctx.flowlet_prev : psn - 1;
 }
 
+/* MCC §4 judges each chunk of a message (a CCL's 64 KB WQE) as a message
+ * of its own: a message longer than cc.chunk is cut into chunks, and the
+ * first packet of each starts its timing if its slot is free.
+ */
+static void chunk_sent(struct mpdt_eng *e, struct mpdt_eng_txmsg *m, u64 now)
+{
+	u32 i = m->sent, seq;
+	struct mpdt_eng_chunk *c;
+
+	if (!i) {
+		m->chunk_pkts = 0;
+		if (!e->cc.chunk || m->len <= e->cc.chunk)
+			return;
+		m->chunk_pkts = max(e->cc.chunk / m->mss, 1U);
+		m->chunk_seq = e->chunk_seq;
+		e->chunk_seq += DIV_ROUND_UP(m->npkts, m->chunk_pkts);
+	}
+	if (!m->chunk_pkts || i % m->chunk_pkts)
+		return;
+	seq = m->chunk_seq + i / m->chunk_pkts;
+	c = &e->chunks[seq % MPDT_ENG_CHUNKS];
+	if (c->left)
+		return;
+	c->seq = seq;
+	c->left = min(m->chunk_pkts, m->npkts - i);
+	c->bytes = min(c->left * m->mss, m->len - i * m->mss);
+	c->first_tx_ns = now;
+}
+
 static bool send_new(struct mpdt_eng *e, u64 now)
 {
 	struct mpdt_eng_txmsg *m = e->tx_next;
@@ -447,6 +479,7 @@ static bool send_new(struct mpdt_eng *e, u64 now)
 	psn = mpdt_sb_record(&e->sb, m, off, len, e->burst_ev, now);
 	if (!m->sent)
 		m->first_tx_ns = now;
+	chunk_sent(e, m, now);
 	if (++m->sent == m->npkts)
 		e->tx_next = msg_after(e, m);
 	/* Ask for a SACK when nothing more is queued instead of waiting for
@@ -543,10 +576,30 @@ void mpdt_eng_send(struct mpdt_eng *e, struct mpdt_eng_txmsg *m, u64 now)
 
 /* One SACK's newly acknowledged packets. */
 struct sack_walk {
+	struct mpdt_eng *e;
 	struct list_head done;		/* messages now wholly acknowledged */
 	u16 acked_count;
 	u16 acked_evs[MPDT_LB_ACKED_MAX];
+	/* Slots of the chunks now complete; free, but read before any
+	 * packet is sent again.
+	 */
+	u8 chunks_done;
+	u8 chunk_slots[MPDT_ENG_CHUNKS];
 };
+
+/* Packet @i of @m is acknowledged: is its chunk, if timed, complete? */
+static void chunk_acked(struct sack_walk *walk, struct mpdt_eng_txmsg *m,
+			u32 i)
+{
+	u32 seq = m->chunk_seq + i / m->chunk_pkts;
+	u8 slot = seq % MPDT_ENG_CHUNKS;
+	struct mpdt_eng_chunk *c = &walk->e->chunks[slot];
+
+	if (!c->left || c->seq != seq || --c->left)
+		return;
+	/* Each slot completes once per SACK at most: there is room. */
+	walk->chunk_slots[walk->chunks_done++] = slot;
+}
 
 static void sack_acked(void *ctx, struct mpdt_sb_pkt *pkt)
 {
@@ -555,8 +608,23 @@ static void sack_acked(void *ctx, struct mpdt_sb_pkt *pkt)
 
 	if (walk->acked_count < MPDT_LB_ACKED_MAX)
 		walk->acked_evs[walk->acked_count++] = pkt->ev;
+	if (m->chunk_pkts)
+		chunk_acked(walk, m, pkt->offset / m->mss);
 	if (++m->acked == m->npkts)
 		list_move_tail(&m->node, &walk->done);
+}
+
+static void complete_chunks(struct mpdt_eng *e, struct sack_walk *walk,
+			    u64 now)
+{
+	const struct mpdt_eng_chunk *c;
+	u32 i;
+
+	for (i = 0; i < walk->chunks_done && e->cc.ops->on_message_done; i++) {
+		c = &e->chunks[walk->chunk_slots[i]];
+		e->cc.ops->on_message_done(&e->cc, c->bytes,
+					   now - c->first_tx_ns, now);
+	}
 }
 
 /* MCC (§3) judges the network by a message's delay: from its first
@@ -575,7 +643,8 @@ static void complete_msgs(struct mpdt_eng *e, struct sack_walk *walk,
 		e->msgs_inflight--;
 		count(e, MPDT_STAT_MSG_ACKED);
 		trace_mpdt_msg_acked(e, m, now - m->first_tx_ns);
-		if (e->cc.ops->on_message_done)
+		/* A message timed in chunks was judged chunk by chunk. */
+		if (e->cc.ops->on_message_done && !m->chunk_pkts)
 			e->cc.ops->on_message_done(&e->cc, m->len,
 						   now - m->first_tx_ns, now);
 		e->ops->tx_release(e, m);
@@ -603,7 +672,7 @@ static void on_sack(struct mpdt_eng *e, const struct mpdt_pkt *pkt, u64 now)
 	bool ce = pkt->hdr.flags & MPDT_F_CE;
 	struct mpdt_cc_ack sig = { .now = now, .ce_count = s->ce_count,
 				   .ce = ce };
-	struct sack_walk walk = {};
+	struct sack_walk walk = { .e = e };
 	struct mpdt_sb_clock clock;
 	u32 ooo_threshold, old_cwnd = e->cc.cwnd;
 	u64 old_min_rtt = e->rtt.min_rtt, echo_ts = 0;
@@ -664,6 +733,7 @@ static void on_sack(struct mpdt_eng *e, const struct mpdt_pkt *pkt, u64 now)
 		sig.inflight = mpdt_sb_inflight(&e->sb);
 		e->cc.ops->on_ack(&e->cc, &sig);
 	}
+	complete_chunks(e, &walk, now);
 	if (!list_empty(&walk.done)) {
 		complete_msgs(e, &walk, now);
 		e->ops->tx_room(e);

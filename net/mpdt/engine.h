@@ -48,7 +48,26 @@ struct mpdt_eng_txmsg {
 	u32 sent;			/* packets handed out (first time) */
 	u32 acked;
 	u64 first_tx_ns;		/* its first packet went out */
+	/* Longer than cc.chunk when its first packet went: it is timed for
+	 * the congestion control in chunks of chunk_pkts packets, the
+	 * first numbered chunk_seq (struct mpdt_eng_chunk); 0: whole.
+	 */
+	u32 chunk_pkts;
+	u32 chunk_seq;
 };
+
+/* A chunk of a message being timed, from its first packet on the wire to
+ * its last acknowledgment (cc.chunk).  Slots are taken by chunk number:
+ * a window of more chunks than slots leaves the rest untimed.
+ */
+struct mpdt_eng_chunk {
+	u32 seq;
+	u32 left;			/* packets unacked; 0: slot free */
+	u32 bytes;
+	u64 first_tx_ns;
+};
+
+#define MPDT_ENG_CHUNKS	16
 
 struct mpdt_eng;
 
@@ -122,6 +141,8 @@ struct mpdt_eng {
 	u32 burst_left;
 	u16 burst_ev;
 	bool burst_flowlet;
+	u32 chunk_seq;			/* the next chunk's number */
+	struct mpdt_eng_chunk chunks[MPDT_ENG_CHUNKS];
 
 	/* Receiving half: the peer's incarnation and PSN bitmap. */
 	bool rx_active;

@@ -52,8 +52,8 @@ static const char *cc_params_invalid(const struct mpdt_params *p)
 	/* §3.4: FastIncrease is for an RTT near the base RTT, below trtt. */
 	if (p->smartt_fast_rtt_pct >= p->smartt_trtt_pct)
 		return "smartt-fast-rtt-pct must be below smartt-trtt-pct";
-	if (p->mcc_chunk_bytes < p->payload)
-		return "mcc-chunk-bytes must be at least one payload";
+	if (p->mcc_chunk_bytes && p->mcc_chunk_bytes < p->payload)
+		return "mcc-chunk-bytes must be 0 (automatic) or at least one payload";
 	return NULL;
 }
 

@@ -206,7 +206,7 @@ MPDT_PARAM(mcc_target_msg_delay_us, MCC_TARGET_MSG_DELAY_US, "mcc-target-msg-del
 	   "mcc CC: target message delay (us, 0 = auto)")
 MPDT_PARAM(mcc_target_max_delay_us, MCC_TARGET_MAX_DELAY_US, "mcc-target-max-delay-us",
 	   0, 0, 60000000,			/* Table 1: 0 = base RTT + queue */
-	   "mcc CC: target packet delay (us, 0 = 2 RTT)")
+	   "mcc CC: target packet delay (us, 0 = 3 RTT)")
 MPDT_PARAM(mcc_oversub, MCC_OVERSUB, "mcc-oversub",
 	   8, 1, 1024,				/* §4: 8:1 adds 1/8 BDP */
 	   "mcc CC: oversubscription; increase BDP / this")
@@ -214,8 +214,8 @@ MPDT_PARAM(mcc_md_floor_pct, MCC_MD_FLOOR_PCT, "mcc-md-floor-pct",
 	   50, 1, 100,				/* as STrack Algo 3 line 14 */
 	   "mcc CC: smallest decrease factor (%)")
 MPDT_PARAM(mcc_chunk_bytes, MCC_CHUNK_BYTES, "mcc-chunk-bytes",
-	   65536, 64, 1 << 30,			/* §4: 64 KB chunks */
-	   "mcc CC: largest message unit of the window")
+	   0, 0, 1 << 30,			/* §4: 64 KB chunks */
+	   "mcc CC: largest message unit of the window (0 = BDP / 8, at most 64 KB)")
 MPDT_PARAM(mcc_max_cwnd_pct, MCC_MAX_CWND_PCT, "mcc-max-cwnd-pct",
 	   200, 1, 10000,			/* MPDT's choice */
 	   "mcc CC: largest window (% of BDP)")

@@ -6,8 +6,8 @@
  *
  * Unless a test says otherwise: 10 Gbit/s, 100 us (BDP 125000 bytes),
  * oversubscription 8 (increase 15625), window at most 250000, MSS 1400,
- * target_max_delay 200 us (two base RTTs) and, for a 16000-byte message,
- * target_msg_delay = 16000 * 8 / 10 Gbit/s + 100 us = 112.8 us.
+ * target_max_delay 300 us (three base RTTs) and, for a 16000-byte message,
+ * target_msg_delay = 16000 * 8 / 10 Gbit/s + 150 us = 162.8 us.
  */
 #include "unit.h"
 #include "algo.h"
@@ -16,7 +16,7 @@
 #define MSS	1400
 #define MSG	16000
 #define T0	UNIT_MS(1)
-#define TARGET	112800ULL	/* ns, for MSG */
+#define TARGET	162800ULL	/* ns, for MSG */
 
 static void start_with(struct mpdt_cc *cc, struct mpdt_params *p)
 {
@@ -53,6 +53,39 @@ TEST(mcc_starts_at_one_bdp_of_messages)
 	unit_cc_stop(&cc);
 }
 
+/* mcc_chunk_bytes 0: the chunk is an eighth of the BDP, so the window is
+ * counted in units it can cut on any fabric: at 10 Mbit/s and 20 ms (BDP
+ * 25000) 3125-byte units, 8 of them; never above §4's 64 KB, never below
+ * a packet.
+ */
+TEST(mcc_automatic_chunk_is_an_eighth_of_the_bdp)
+{
+	struct mpdt_params p = unit_cc_params(10, 20000);
+	struct mpdt_cc cc;
+
+	p.mcc_chunk_bytes = 0;
+	start_with(&cc, &p);
+	EXPECT_EQ(8U, mpdt_mcc_window_msgs(&cc));
+	EXPECT_EQ(25000U, cc.cwnd);
+	/* A 1 MiB message is counted in chunks; the window holds 8. */
+	sample(&cc, T0, UNIT_MS(20));
+	EXPECT_EQ(25000U + 3125U, done(&cc, T0, 1 << 20, UNIT_SEC(1) / 2));
+	unit_cc_stop(&cc);
+
+	p = unit_cc_params(100000, 100);	/* BDP 1.25 MB: 64 KB */
+	p.mcc_chunk_bytes = 0;
+	start_with(&cc, &p);
+	EXPECT_EQ(19U, mpdt_mcc_window_msgs(&cc));
+	EXPECT_EQ(19U * 65536, cc.cwnd);
+	unit_cc_stop(&cc);
+
+	p = unit_cc_params(10, 1000);		/* BDP 1250: one packet */
+	p.mcc_chunk_bytes = 0;
+	start_with(&cc, &p);
+	EXPECT_EQ(MSS, cc.cwnd);
+	unit_cc_stop(&cc);
+}
+
 /* §3: the three cases on one trace. */
 TEST(mcc_classifies_and_partial_congestion_holds)
 {
@@ -64,11 +97,11 @@ TEST(mcc_classifies_and_partial_congestion_holds)
 	 */
 	EXPECT_EQ(128000U, done(&cc, T0, MSG, UNIT_US(100)));
 	EXPECT_EQ(8U, mpdt_mcc_window_msgs(&cc));
-	/* partial: message on time, one packet 200.001 us: hold */
-	sample(&cc, T0 + 500, UNIT_US(200) + 1);
+	/* partial: message on time, one packet 300.001 us: hold */
+	sample(&cc, T0 + 500, UNIT_US(300) + 1);
 	EXPECT_EQ(128000U, done(&cc, T0 + 1000, MSG, UNIT_US(100)));
 	/* a packet at exactly the target is not congested: 156250 */
-	sample(&cc, T0 + 1500, UNIT_US(200));
+	sample(&cc, T0 + 1500, UNIT_US(300));
 	EXPECT_EQ(144000U, done(&cc, T0 + 2000, MSG, TARGET));
 	EXPECT_EQ(9U, mpdt_mcc_window_msgs(&cc));
 	/* the samples are per message: none since, non-congestion again */
@@ -93,9 +126,9 @@ TEST(mcc_global_congestion_decrease)
 	/* sent 300 us ago, before the decrease 10 us ago: hold */
 	EXPECT_EQ(64000U, done(&cc, t + UNIT_US(10), MSG, UNIT_US(300)));
 	/* sent after it, 10 x target: factor 0.1 floored to 0.5, 35156 */
-	EXPECT_EQ(32000U, done(&cc, t + UNIT_US(1500), MSG, 10 * TARGET));
+	EXPECT_EQ(32000U, done(&cc, t + UNIT_US(2000), MSG, 10 * TARGET));
 	/* 1.25 x target: factor 0.8, 28124 */
-	EXPECT_EQ(16000U, done(&cc, t + UNIT_US(3000), MSG, 141000));
+	EXPECT_EQ(16000U, done(&cc, t + UNIT_US(3000), MSG, 203500));
 	EXPECT_EQ(1U, mpdt_mcc_window_msgs(&cc));
 	unit_cc_stop(&cc);
 }

@@ -139,8 +139,11 @@ TEST(mcc_chunk_below_one_payload_is_refused)
 	struct mpdt_params p = defaults();
 
 	p.mcc_chunk_bytes = p.payload - 1;
-	EXPECT_STREQ("mcc-chunk-bytes must be at least one payload", why(&p));
+	EXPECT_STREQ("mcc-chunk-bytes must be 0 (automatic) or at least one payload",
+		     why(&p));
 	p.mcc_chunk_bytes = p.payload;
+	EXPECT_STREQ("(accepted)", why(&p));
+	p.mcc_chunk_bytes = 0;
 	EXPECT_STREQ("(accepted)", why(&p));
 }
 

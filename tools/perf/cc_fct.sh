@@ -44,12 +44,11 @@ CCS=${CC_LIST:-fixed strack smartt mcc}
 LBS=${CC_LBS:-oblivious reps}
 OUT=${CC_OUT:-${MPDT_RESULTS_DIR:-/tmp}/cc_fct}
 # The module's defaults: every connection measures the fabric's base RTT
-# and rate.  MCC counts 8 KB messages, the workload's (its 64 KB chunks
-# would make a window of one message at this BDP).  CC_MPDT_PARAMS
-# replaces the set, e.g. with the hand-tuned one this experiment used
-# before MPDT measured its path: "link_mbps=10 base_rtt_us=20000
-# rto_min_us=50000 max_retries=20 mcc_chunk_bytes=8192".
-MPDT_PARAMS=${CC_MPDT_PARAMS-mcc_chunk_bytes=8192}
+# and rate, and MCC counts its window in chunks of an eighth of that BDP.
+# CC_MPDT_PARAMS sets insmod parameters, e.g. the hand-tuned set this
+# experiment used before MPDT measured its path: "link_mbps=10
+# base_rtt_us=20000 rto_min_us=50000 max_retries=20 mcc_chunk_bytes=8192".
+MPDT_PARAMS=${CC_MPDT_PARAMS-}
 MSG=8K
 
 # shellcheck source=tools/perf/explib.sh
