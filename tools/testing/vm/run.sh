@@ -189,6 +189,7 @@ write_guest_files() {
 # point. Falls back to the bzImage whenever that does not work out.
 prepare_kernel() {
 	local bz=/boot/vmlinuz-$kver elf=$BUILD_DIR/vmlinux-$kver stamp off
+	mkdir -p "$BUILD_DIR"	# not made yet when -r names the results
 	stamp=$(stat -c '%s %Y' "$bz")
 	if [[ -s $elf && -r $elf.stamp && $(<"$elf.stamp") == "$stamp" ]]; then
 		echo "$elf"
