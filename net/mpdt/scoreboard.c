@@ -276,7 +276,11 @@ static void ooo_walk_restart(struct mpdt_sb *sb)
 static u32 declare_aged(struct mpdt_sb *sb, const struct mpdt_sb_clock *clock)
 {
 	u32 n = 0, span = min(sb->high_rcvd - sb->una, sb->nxt - sb->una);
-	u64 wait = 2 * clock->srtt_ns, sent_before;
+	/* Never lost the instant it went: with RTT samples of 0 (a clock
+	 * that has not moved), each SACK of a duplicate would declare the
+	 * resend it answers lost again, and so on without end.
+	 */
+	u64 wait = max(2 * clock->srtt_ns, 1ULL), sent_before;
 
 	sb->reorder_due_ns = 0;
 	if (clock->now < wait)

@@ -851,6 +851,25 @@ TEST_F(sb, ooo_walk_passes_a_young_resend)
 	EXPECT_STREQ("ILLALLAAAAAAAAAAAAAAAAAA", states(self));
 }
 
+/* With no time passed since the RTT samples (srtt 0), what went before
+ * now is lost, but a resend that goes now is not: the SACK answering its
+ * duplicate would declare it again, resend it, and so on for ever with
+ * the clock standing still (fuzz_sender's corpus has such a trace).
+ */
+TEST_F(sb, ooo_never_declares_a_packet_the_instant_it_went)
+{
+	send(self, 20);
+	deliver_range(self, 1, 20);
+	tick(self, 1);
+	self->srtt = 0;
+	ASSERT_EQ(MPDT_SB_OK, sack(self));
+	ASSERT_EQ(1U, self->ack.lost);
+	ASSERT_EQ(1U, resend_all_lost(self));
+	ASSERT_EQ(MPDT_SB_OK, sack(self));
+	EXPECT_EQ(0U, self->ack.lost);
+	EXPECT_EQ(self->clk.now + 1, mpdt_sb_reorder_deadline(&self->sb));
+}
+
 /* A walk costs up to the window, and a peer may repeat a SACK over the
  * threshold at will: until a packet the walks left for young has aged, a
  * SACK walks only PSNs no walk has seen.  A packet planted behind the
