@@ -5,8 +5,8 @@
 # the MPDT selftests and experiments.  Sourced, never executed.  Needs root,
 # iproute2 (ip, tc) and python3 (sysctls, the eBPF marker, statistics);
 # meant for the test VM (tools/testing/vm/run.sh), works on any Linux with
-# veth, sch_netem, sch_ingress, cls_bpf, cls_matchall, act_gact and a
-# mountable bpffs (sch_tbf and sch_red for FABRIC_SHAPER=tbf).
+# veth, sch_netem, sch_prio, sch_ingress, cls_bpf, cls_u32, cls_matchall,
+# act_gact and a mountable bpffs (sch_tbf and sch_red for FABRIC_SHAPER=tbf).
 # Documentation/fabric.rst has the picture, the numbers and the reasoning.
 #
 #   fabric_create [LEAVES [HOSTS [SPINES [RATE_MBIT [HOST_DELAY_MS]]]]]
@@ -52,8 +52,11 @@
 #   FABRIC_LOSS_PCT     random loss on every link, each direction, in %
 #                       (netem loss; decimals allowed; default 0)
 #   FABRIC_HOST_QLEN_PKTS  host NIC queue in packets (default: switch buffer)
+#   FABRIC_HOST_PRIO    1 (default): host NIC queues serve control first
+#                       (see "Queueing disciplines"); 0: one FIFO
 #   FABRIC_SHAPER       netem (default: netem rate + eBPF ECN marker) or tbf
-#                       (tbf + red; loses rate under TCG, for comparison)
+#                       (tbf + red; loses rate under TCG, for comparison;
+#                       its host queues are one FIFO)
 #   FABRIC_HASH_POLICY  fib_multipath_hash_policy of the switches (default 3:
 #                       FABRIC_HASH_FIELDS, default 0x37 = the 5-tuple, read
 #                       from the headers; 1 = Linux's L4 policy, which
@@ -65,9 +68,9 @@
 # State (read-only for callers): FABRIC_PREFIX FABRIC_LEAVES FABRIC_HOSTS
 # FABRIC_SPINES FABRIC_RATE FABRIC_DELAY FABRIC_RTT_US FABRIC_BDP
 # FABRIC_ECN_KMIN FABRIC_ECN_KMAX FABRIC_QLIMIT FABRIC_QLIMIT_PKTS
-# FABRIC_HOST_QLEN FABRIC_SHAPER FABRIC_ACTIVE_SPINES FABRIC_CREATE_MS
-# FABRIC_DIR FABRIC_BPF_DIR, and the arrays FABRIC_NS (every netns) FABRIC_HOST_NS
-# FABRIC_LEAF_NS FABRIC_SPINE_NS.
+# FABRIC_HOST_QLEN FABRIC_HOST_PRIO FABRIC_SHAPER FABRIC_ACTIVE_SPINES
+# FABRIC_CREATE_MS FABRIC_DIR FABRIC_BPF_DIR, and the arrays FABRIC_NS
+# (every netns) FABRIC_HOST_NS FABRIC_LEAF_NS FABRIC_SPINE_NS.
 #
 # Everything works under `set -euo pipefail` in the caller; the library does
 # not change shell options.  One fabric per shell at a time, and its state
@@ -548,8 +551,12 @@ elif cmd == "stats":
     for x in json.loads(fl or "[]"):
         for a in x.get("options", {}).get("actions", []):
             ing += a.get("stats", {}).get("drops", 0)
+    drops = root.get("drops", 0)
+    if root.get("kind") == "prio":
+        # A host: its bands' netem count their random losses, prio not.
+        drops = sum(x.get("drops", 0) for x in qd if x is not root)
     out = {"ns": ns, "dev": dev, "backlog_bytes": root.get("backlog", 0),
-           "backlog_pkts": root.get("qlen", 0), "drops": root.get("drops", 0),
+           "backlog_pkts": root.get("qlen", 0), "drops": drops,
            "sent_pkts": root.get("packets", 0), "sent_bytes": root.get("bytes", 0),
            "marked": red.get("marked", 0), "early": red.get("early", 0),
            "pdrop": red.get("pdrop", 0), "trims": 0, "rate_bps": rate,
@@ -638,7 +645,10 @@ fabric_link_addr() {
 #       clsact egress: bpf marker (virtual queue: CE marks, tail drop)
 #       netem 1: root, rate RATE (the queue; its limit never reached)
 #   host egress (host eth0):
-#       netem 1: root, delay 2*HOST_DELAY, rate RATE, limit FABRIC_HOST_QLEN
+#       prio 1: root, 2 bands: control (1:1) ahead of data (1:2)
+#           netem 10: (1:1), delay 2*HOST_DELAY, rate RATE, limit FABRIC_HOST_QLEN
+#           netem 20: (1:2), the same
+#       u32 filters: TCP packets under 128 bytes (pure ACKs) to 1:1
 #
 # Why not tbf + red (FABRIC_SHAPER=tbf keeps that layout: tbf 1: -> red
 # 2: on switches, netem 1: -> tbf 2: on hosts):
@@ -655,6 +665,20 @@ fabric_link_addr() {
 #    knows the backlog each packet joins.  Step marking at FABRIC_ECN_KMIN
 #    bytes of backlog (a linear ramp to FABRIC_ECN_KMAX if larger), tail
 #    drop beyond FABRIC_QLIMIT bytes.
+#
+# A host's NIC queue serves control first, as a real host's qdisc does:
+# pfifo_fast and prio put TC_PRIO_CONTROL (MPDT's SACKs and NACKs,
+# design.rst) in band 0, fq_codel serves a sparse flow (the ACKs of the
+# flow a host receives) before the bulk data it sends.  One FIFO held a
+# host's SACKs behind up to FABRIC_HOST_QLEN of its own DATA (45 ms at
+# 10 Mbit/s), which a delay-based CC reads as congestion of the path the
+# SACK acknowledges (sim.rst, "SACKs waited behind their host's own
+# DATA").  TCP's pure ACKs go first too (they carry priority 0; a u32
+# filter picks TCP packets under 128 bytes), so TCP and MPDT meet the same
+# NIC.  Each band has its own netem shaper (netem cannot share a rate):
+# the link carries up to RATE of data plus the control packets, which are
+# 64-110 byte headers, 1-6% of the data's bytes they acknowledge; the
+# leaf's ports, where the fabric's queues are, stay one FIFO at RATE.
 #
 # Every host-to-host path crosses exactly one host uplink and one host
 # downlink, so both directions' delay (2 x HOST_DELAY_MS) is applied on the
@@ -699,9 +723,23 @@ _fabric_shaper_host() {
 		echo "root handle 1: netem ${d}limit 10000$FABRIC_LOSS"
 		echo "parent 1:1 handle 2: tbf rate ${1}mbit burst $(_fabric_tbf_burst "$1")" \
 			"limit $((FABRIC_HOST_QLEN * _FABRIC_FRAME))"
-	else
+	elif ((FABRIC_HOST_PRIO == 0)); then
 		echo "root handle 1: netem ${d}rate ${1}mbit limit $FABRIC_HOST_QLEN$FABRIC_LOSS"
+	else
+		echo "root handle 1: prio bands 2 priomap 1 1 1 1 1 1 1 0 1 1 1 1 1 1 1 1"
+		echo "parent 1:1 handle 10: netem ${d}rate ${1}mbit limit $FABRIC_HOST_QLEN$FABRIC_LOSS"
+		echo "parent 1:2 handle 20: netem ${d}rate ${1}mbit limit $FABRIC_HOST_QLEN$FABRIC_LOSS"
 	fi
+}
+
+# _fabric_filters_host DEV: the filters that send TCP's pure ACKs to the
+# control band (IPv4 total length, IPv6 payload length under 128 bytes).
+_fabric_filters_host() {
+	[[ $FABRIC_SHAPER == netem ]] && ((FABRIC_HOST_PRIO)) || return 0
+	echo "filter add dev $1 parent 1: protocol ip pref 1 u32 match ip protocol 6 0xff" \
+		"match u16 0x0000 0xff80 at 2 flowid 1:1"
+	echo "filter add dev $1 parent 1: protocol ipv6 pref 2 u32 match ip6 protocol 6 0xff" \
+		"match u16 0x0000 0xff80 at 4 flowid 1:1"
 }
 
 # Switch port slots: the index of a port's entry in the marker's map.
@@ -769,15 +807,16 @@ _fabric_qdisc_switch() {
 }
 
 # _fabric_qdisc_host FILE DEV: a host NIC's egress queue: no ECN marking
-# (hosts do not mark), FABRIC_HOST_QLEN packets (default: the switch
-# buffer).  netem orphans the skbs it holds, so the queue gives a socket
-# no backpressure (no TSQ, no SO_SNDBUF): a sender faster than its link
-# loses packets here, as at any other bottleneck.
+# (hosts do not mark), control first (above), FABRIC_HOST_QLEN packets per
+# band (default: the switch buffer).  netem orphans the skbs it holds, so
+# the queue gives a socket no backpressure (no TSQ, no SO_SNDBUF): a sender
+# faster than its link loses packets here, as at any other bottleneck.
 _fabric_qdisc_host() {
 	local f=$1 dev=$2 line
 	while read -r line; do
 		echo "qdisc replace dev $dev $line" >>"$f"
 	done <<<"$_FABRIC_HOST_SHAPER"
+	_fabric_filters_host "$dev" >>"$f"
 }
 
 # ---------------------------------------------------------------------------
@@ -840,8 +879,8 @@ fabric_create() {
 	t0=$(_fabric_now_us)
 	_FABRIC_T=$t0
 
-	modprobe -q -a veth sch_netem sch_ingress cls_bpf cls_matchall act_gact \
-		2>/dev/null || true
+	modprobe -q -a veth sch_netem sch_prio sch_ingress cls_bpf cls_u32 \
+		cls_matchall act_gact 2>/dev/null || true
 	[[ ${FABRIC_SHAPER:-netem} == tbf ]] && { modprobe -q -a sch_tbf sch_red 2>/dev/null || true; }
 
 	FABRIC_PREFIX=$(_fabric_pick_prefix) || return 1
@@ -850,6 +889,9 @@ fabric_create() {
 	FABRIC_SHAPER=${FABRIC_SHAPER:-netem}
 	[[ $FABRIC_SHAPER == netem || $FABRIC_SHAPER == tbf ]] ||
 		_fabric_err "FABRIC_SHAPER must be netem or tbf" || return 1
+	FABRIC_HOST_PRIO=${FABRIC_HOST_PRIO:-1}
+	[[ $FABRIC_HOST_PRIO == [01] ]] ||
+		_fabric_err "FABRIC_HOST_PRIO must be 0 or 1" || return 1
 	_fabric_trim_config || return 1
 	FABRIC_LOSS=
 	if [[ -n ${FABRIC_LOSS_PCT:-} && ${FABRIC_LOSS_PCT} != 0 ]]; then
@@ -1380,7 +1422,8 @@ fabric_link_packets() {
 # fabric_queue_stats NODE DEV: the egress queue of DEV in NODE as one line of
 # JSON:
 #   {"ns":..., "dev":..., "backlog_bytes":N, "backlog_pkts":N,
-#    "sent_pkts":N, "sent_bytes":N    (the root qdisc: netem, or tbf),
+#    "sent_pkts":N, "sent_bytes":N    (the root qdisc: netem, a host's
+#                                     prio, or tbf),
 #    "drops":N                        (qdisc drops + the marker's tail drops),
 #    "marked":N                       (CE marks: the marker's, or red's),
 #    "pdrop":N, "early":N             (tail drops, red's early drops),

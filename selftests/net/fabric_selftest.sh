@@ -50,8 +50,9 @@ elif command -v busybox >/dev/null; then
 else
 	skip "no ping (iputils-ping or busybox)"
 fi
-modprobe -q -a veth sch_red sch_netem sch_ingress cls_matchall act_gact 2>/dev/null || true
-for m in veth sch_red sch_netem; do
+modprobe -q -a veth sch_red sch_netem sch_prio sch_ingress cls_u32 cls_matchall act_gact \
+	2>/dev/null || true
+for m in veth sch_red sch_netem sch_prio cls_u32; do
 	[[ -d /sys/module/$m ]] || skip "kernel module $m not available"
 done
 
@@ -99,6 +100,15 @@ check_range() {
 check_some() {
 	log "measure: $TEST_NAME $2 $3 (asserted > 0)"
 	check "$1" awk -v x="$3" 'BEGIN { exit !(x > 0) }'
+}
+
+# band_stats NODE HANDLE: "packets bytes" the band HANDLE (10 control, 20
+# data) of NODE's eth0 queue has sent.
+band_stats() {
+	tc -n "$(fabric_ns "$1")" -j -s qdisc show dev eth0 | "$PY3" -c '
+import json, sys
+q = next(x for x in json.load(sys.stdin) if x.get("handle") == sys.argv[1] + ":")
+print(q["packets"], q["bytes"])' "$2"
 }
 
 # UDP traffic helper: "send" sprays packets round robin over source ports,
@@ -385,19 +395,28 @@ sink_stop >/dev/null
 # ---------------------------------------------------------------------------
 log "== 3. rate limit"
 # UDP at twice the rate for 4 s: what arrives is the rate (1442-byte frames
-# of 1400-byte payloads).  The sender's NIC queue is made deep for this,
-# so that the sender's own stalls under TCG (iperf3 catching up in bursts)
-# never leave the link idle: what is measured is the shaper.
-fabric_exec h1-1 tc qdisc change dev eth0 root handle 1: netem delay $((2 * DELAY))ms \
+# of 1400-byte payloads), counted leaving leaf 2 over 2 s in the middle of
+# the run.  (iperf3's own sum counts what is still queued when its control
+# connection, which takes the hosts' control band, ends the test.)  The
+# sender's NIC queue is made deep for this, so that the sender's own
+# stalls under TCG (iperf3 catching up in bursts) never leave the link
+# idle: what is measured is the shaper.
+fabric_exec h1-1 tc qdisc change dev eth0 parent 1:2 handle 20: netem delay $((2 * DELAY))ms \
 	rate "${RATE}mbit" limit 1000
 iperf_server h2-1 5301
-a=$(fabric_dev_counter l2 h1 tx_packets)
-fabric_exec h1-1 iperf3 -c "$(fabric_addr 2 1)" -p 5301 -u -b $((2 * RATE))M -l 1400 -t 4 -J \
-	>"$WORKDIR/udp.json" || true
-b=$(fabric_dev_counter l2 h1 tx_packets)
+fabric_exec h1-1 iperf3 -c "$(fabric_addr 2 1)" -p 5301 -u -b $((2 * RATE))M -l 1400 -t 4 \
+	>/dev/null 2>&1 &
+udp=$!
+sleep 1.5
+t0=$(date +%s%N)
+n0=$(fabric_dev_counter l2 h1 tx_packets)
+sleep 2
+t1=$(date +%s%N)
+n1=$(fabric_dev_counter l2 h1 tx_packets)
+wait "$udp" || true
 bg_wait "$BG_PID" || true
-got=$(iperf_json "$WORKDIR/udp.json" '(e["sum"]["packets"] - e["sum"]["lost_packets"]) * 1442 * 8 / e["sum"]["seconds"] / 1e6' 2>/dev/null || echo 0)
-log "UDP offered $((2 * RATE)) Mbit/s: received $(printf '%.2f' "$got") Mbit/s on the wire ($((b - a)) packets left leaf 2)"
+got=$(calc "($n1 - $n0) * 1442 * 8 * 1000 / ($t1 - $t0)")
+log "UDP offered $((2 * RATE)) Mbit/s: $((n1 - n0)) packets left leaf 2 in $(((t1 - t0) / 1000000)) ms, $(printf '%.2f' "$got") Mbit/s on the wire"
 # The shaper works: far from the 2 x RATE offered, near RATE (9.65-10.02
 # measured at 10 Mbit/s on a quiet host, 7.05 with five guests on two
 # cores: a starved guest offers less than it asks).  Only the shaper's
@@ -416,6 +435,16 @@ log "TCP h1-1 -> h2-1: $(printf '%.2f' "$tcp") Mbit/s goodput, $retr retransmiss
 # How fast is the guest's CPU (5.6-9.0 Mbit/s measured): only that it
 # got through.
 check_some "one TCP flow crosses the fabric" tcp_goodput_mbit "$tcp"
+# The hosts' NIC queues serve control first (fabric.sh, "Queueing
+# disciplines"): the receiver's pure ACKs took the control band, the
+# sender's segments the data band.
+read -r ap ab <<<"$(band_stats h2-1 10)"
+read -r dp db <<<"$(band_stats h1-1 20)"
+log "control band of h2-1: $ap packets, $ab bytes; data band of h1-1: $dp packets, $db bytes"
+check "TCP's pure ACKs take the host's control band" \
+	awk -v p="$ap" -v b="$ab" 'BEGIN { exit !(p > 0 && b < 128 * p) }'
+check "TCP's segments take the host's data band" \
+	awk -v p="$dp" -v b="$db" 'BEGIN { exit !(p > 0 && b > 1000 * p) }'
 
 # ---------------------------------------------------------------------------
 log "== 4. ECN marks under congestion (2 senders -> 1 receiver)"
