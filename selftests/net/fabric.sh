@@ -666,19 +666,11 @@ fabric_link_addr() {
 #    bytes of backlog (a linear ramp to FABRIC_ECN_KMAX if larger), tail
 #    drop beyond FABRIC_QLIMIT bytes.
 #
-# A host's NIC queue serves control first, as a real host's qdisc does:
-# pfifo_fast and prio put TC_PRIO_CONTROL (MPDT's SACKs and NACKs,
-# design.rst) in band 0, fq_codel serves a sparse flow (the ACKs of the
-# flow a host receives) before the bulk data it sends.  One FIFO held a
-# host's SACKs behind up to FABRIC_HOST_QLEN of its own DATA (45 ms at
-# 10 Mbit/s), which a delay-based CC reads as congestion of the path the
-# SACK acknowledges (sim.rst, "SACKs waited behind their host's own
-# DATA").  TCP's pure ACKs go first too (they carry priority 0; a u32
-# filter picks TCP packets under 128 bytes), so TCP and MPDT meet the same
-# NIC.  Each band has its own netem shaper (netem cannot share a rate):
-# the link carries up to RATE of data plus the control packets, which are
-# 64-110 byte headers, 1-6% of the data's bytes they acknowledge; the
-# leaf's ports, where the fabric's queues are, stay one FIFO at RATE.
+# A host's NIC queue serves control first, as a real host's qdisc does
+# (fabric.rst, "Control first at the hosts"): TC_PRIO_CONTROL, and TCP's
+# pure ACKs by a u32 filter, so TCP and MPDT meet the same NIC.  netem
+# cannot share a rate between queues, so each band has its own shaper:
+# the link carries RATE of data plus the small control packets.
 #
 # Every host-to-host path crosses exactly one host uplink and one host
 # downlink, so both directions' delay (2 x HOST_DELAY_MS) is applied on the
@@ -723,12 +715,15 @@ _fabric_shaper_host() {
 		echo "root handle 1: netem ${d}limit 10000$FABRIC_LOSS"
 		echo "parent 1:1 handle 2: tbf rate ${1}mbit burst $(_fabric_tbf_burst "$1")" \
 			"limit $((FABRIC_HOST_QLEN * _FABRIC_FRAME))"
-	elif ((FABRIC_HOST_PRIO == 0)); then
-		echo "root handle 1: netem ${d}rate ${1}mbit limit $FABRIC_HOST_QLEN$FABRIC_LOSS"
+		return
+	fi
+	local link="netem ${d}rate ${1}mbit limit $FABRIC_HOST_QLEN$FABRIC_LOSS"
+	if ((FABRIC_HOST_PRIO == 0)); then
+		echo "root handle 1: $link"
 	else
 		echo "root handle 1: prio bands 2 priomap 1 1 1 1 1 1 1 0 1 1 1 1 1 1 1 1"
-		echo "parent 1:1 handle 10: netem ${d}rate ${1}mbit limit $FABRIC_HOST_QLEN$FABRIC_LOSS"
-		echo "parent 1:2 handle 20: netem ${d}rate ${1}mbit limit $FABRIC_HOST_QLEN$FABRIC_LOSS"
+		echo "parent 1:1 handle 10: $link"
+		echo "parent 1:2 handle 20: $link"
 	fi
 }
 
