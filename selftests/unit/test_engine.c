@@ -2045,6 +2045,73 @@ TEST(every_cc_measures_the_path)
 	}
 }
 
+/* STrack's target_Qdelay is the network's base RTT (engine.c
+ * strack_target_us()): B's socket heard a base RTT of @other_ns from
+ * another sender (its connections share senders_rtt); A measures its own
+ * (81 us here, in @own_us), tells it in its DATA, and takes from B's
+ * SACKs the least of the two, never below a quarter of its own.  Returns
+ * A's target in us.
+ */
+static u32 target_told(struct __test_metadata *_metadata,
+		       const struct mpdt_params *p, u64 other_ns, bool shared,
+		       u32 *own_us)
+{
+	struct mpdt_winmin senders = {};
+	struct report rep;
+	struct sim *s = sim_new(p, mpdt_lb_find("ecmp"),
+				mpdt_cc_find("strack"), 7);
+	struct node *a = &s->n[0], *b = &s->n[1];
+	bool drained;
+	u32 target;
+
+	if (shared)
+		b->eng.senders_rtt = &senders;
+	if (other_ns)
+		mpdt_winmin_update(&senders, other_ns, s->now);
+	node_add(a, 1U << 20);
+	drained = sim_run(s, T0 + UNIT_SEC(10));
+	EXPECT_STREQ("", check_run(s, drained, &rep)) {
+		log_run(_metadata, s);
+	}
+	/* A told B its own base RTT, rounded down to twelve bits. */
+	if (shared) {
+		EXPECT_GE(a->eng.rtt.min_rtt, senders.cand[0].rtt);
+		EXPECT_LE(min(a->eng.rtt.min_rtt, other_ns ?: ~0ULL) * 2047 /
+			  2048, senders.cand[0].rtt);
+	}
+	EXPECT_EQ(shared ? min(senders.cand[0].rtt, a->eng.rtt.min_rtt) : 0,
+		  a->eng.peer_net_rtt);
+	target = a->eng.eff.strack_target_qdelay_us;
+	*own_us = a->eng.eff.base_rtt_us;
+	TH_LOG("other %llu ns: own base RTT %u us, told %llu ns, target %u us",
+	       other_ns, a->eng.eff.base_rtt_us, a->eng.peer_net_rtt, target);
+	sim_free(s);
+	return target;
+}
+
+TEST(strack_targets_the_least_base_rtt_the_receiver_heard)
+{
+	struct mpdt_params p = default_params();
+	u32 own;
+
+	/* No shared state: nothing told, the CC takes its own base RTT. */
+	EXPECT_EQ(0U, target_told(_metadata, &p, 0, false, &own));
+	/* Only A sends to B: B tells A its own. */
+	EXPECT_EQ(own, target_told(_metadata, &p, 0, true, &own));
+	EXPECT_LE(2 * LINK_DELAY / 1000, own);
+	/* A nearer sender: its base RTT, exactly (whole microseconds). */
+	EXPECT_EQ(LINK_DELAY / 1000,
+		  target_told(_metadata, &p, LINK_DELAY, true, &own));
+	/* A farther one: never above our own. */
+	EXPECT_EQ(own, target_told(_metadata, &p, 10 * LINK_DELAY, true,
+				   &own));
+	/* A peer that tells a tiny one lowers it to a quarter, no more. */
+	EXPECT_EQ(own / 4, target_told(_metadata, &p, 1000, true, &own));
+	/* Configured, it stays as configured. */
+	p.strack_target_qdelay_us = 33;
+	EXPECT_EQ(33U, target_told(_metadata, &p, 1000, true, &own));
+}
+
 /* A sending half idle for the quiet time (nothing queued, nothing heard)
  * starts a new incarnation with its next message: its peer may have
  * forgotten the old one, and adopts the new one at once, having heard
