@@ -108,8 +108,6 @@ field("msg_len", ProtoField.uint32("mpdt.msg_len", "Message Length",
 field("ts", ProtoField.uint64("mpdt.ts", "Timestamp (ns)", base.DEC))
 field("payload_len", ProtoField.uint16("mpdt.payload_len", "Payload Length",
     base.DEC))
-field("base_rtt", ProtoField.uint64("mpdt.base_rtt", "Base RTT (ns)",
-    base.DEC))
 field("prev_psn", ProtoField.uint32("mpdt.prev_psn", "Prev PSN", base.DEC))
 -- SACK
 field("sack_epsn", ProtoField.uint32("mpdt.sack.epsn", "Expected PSN (EPSN)",
@@ -127,8 +125,6 @@ field("sack_echo_ts", ProtoField.uint64("mpdt.sack.echo_ts",
 field("sack_ooo", ProtoField.uint32("mpdt.sack.ooo_count", "OOO Count",
     base.DEC))
 field("sack_ce", ProtoField.uint16("mpdt.sack.ce_count", "CE Count", base.DEC))
-field("sack_net_rtt", ProtoField.uint64("mpdt.sack.net_rtt",
-    "Network Base RTT (ns)", base.DEC))
 -- NACK
 field("nack_psn", ProtoField.uint32("mpdt.nack.psn", "Packet Sequence Number",
     base.DEC))
@@ -241,35 +237,6 @@ function Problems:finish(tree)
     return " [Malformed: " .. first .. "]"
 end
 
--- A base RTT field (wire-format.rst section 4.5), a 16-bit float of
--- nanoseconds: v below 2048 is v ns; above, e = v >> 11 (>= 1) and
--- f = v & 0x7ff stand for (2048 + f) << (e - 1) ns, at most 4095 << 30
--- (exact in a double).  Every value is valid; 0 means not known.
-local function rtt16_decode(v)
-    local e = math.floor(v / 2048)
-    if e == 0 then
-        return v
-    end
-    return (2048 + v % 2048) * 2 ^ (e - 1)
-end
-
--- The decoded value in the field (a UInt64: a 64-bit field takes no Lua
--- number), and again in a readable unit.
-local function add_rtt16(tree, field, range)
-    local ns = rtt16_decode(range:uint())
-    local item = tree:add(field, range,
-        UInt64.new(ns % 4294967296, math.floor(ns / 4294967296)))
-    if ns == 0 then
-        item:append_text(" (unknown)")
-    elseif ns >= 1e9 then
-        item:append_text(string.format(" (%.3f s)", ns / 1e9))
-    elseif ns >= 1e6 then
-        item:append_text(string.format(" (%.3f ms)", ns / 1e6))
-    elseif ns >= 1e3 then
-        item:append_text(string.format(" (%.3f us)", ns / 1e3))
-    end
-end
-
 local function add_reserved(tree, range)
     local item = tree:add(f.reserved, range)
     if not all_zero(range) then
@@ -349,7 +316,7 @@ local function dissect_data(tvb, pinfo, top, tree, problems)
     local mitem = tree:add(f.msg_len, tvb(28, 4))
     tree:add(f.ts, tvb(32, 8))
     local litem = tree:add(f.payload_len, tvb(40, 2))
-    add_rtt16(tree, f.base_rtt, tvb(42, 2))
+    add_reserved(tree, tvb(42, 2))
     local pitem = tree:add(f.prev_psn, tvb(44, 4))
     if prev_psn == psn then
         pitem:append_text(" (no predecessor)")
@@ -439,7 +406,7 @@ local function dissect_sack(tvb, tree)
     tree:add(f.sack_echo_ts, tvb(40, 8))
     tree:add(f.sack_ooo, tvb(48, 4))
     tree:add(f.sack_ce, tvb(52, 2))
-    add_rtt16(tree, f.sack_net_rtt, tvb(54, 2))
+    add_reserved(tree, tvb(54, 2))
     return string.format("SACK epsn=%u base=%u bitmap=0x%08x%08x rcvd=%s " ..
         "ooo=%u ce=%u", epsn, base, tvb(24, 4):uint(), tvb(28, 4):uint(),
         tostring(tvb(32, 8):uint64()), tvb(48, 4):uint(), tvb(52, 2):uint())

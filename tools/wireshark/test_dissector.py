@@ -13,8 +13,6 @@
           tshark shows equals what was encoded (no field missing, none
           extra), the DATA payload is shown as data, with the Info column
           of the worked example;
-        - the Base RTT fields (16-bit floats, wire-format.rst section 4.5)
-          show their value in ns, and again as "unknown" or in us, ms or s;
         - every malformed packet names the drop counter of a v1 receiver
           (mpdt.drop) and gets the expected expert info; no valid packet
           gets any (IP and UDP checksums are verified too);
@@ -38,7 +36,6 @@ import struct
 import subprocess
 import sys
 import tempfile
-import xml.etree.ElementTree as ET
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 LUA = os.path.join(HERE, "mpdt.lua")
@@ -64,10 +61,10 @@ MPDT_FIELDS = {
     "mpdt.version", "mpdt.type", "mpdt.flags", "mpdt.flags.unassigned",
     "mpdt.srcport", "mpdt.dstport", "mpdt.port", "mpdt.nonce", "mpdt.ev",
     "mpdt.psn", "mpdt.msg_id", "mpdt.offset", "mpdt.msg_len", "mpdt.ts",
-    "mpdt.payload_len", "mpdt.base_rtt", "mpdt.prev_psn",
+    "mpdt.payload_len", "mpdt.prev_psn",
     "mpdt.sack.epsn", "mpdt.sack.base", "mpdt.sack.bitmap",
     "mpdt.sack.acked", "mpdt.sack.recv_bytes", "mpdt.sack.echo_ts",
-    "mpdt.sack.ooo_count", "mpdt.sack.ce_count", "mpdt.sack.net_rtt",
+    "mpdt.sack.ooo_count", "mpdt.sack.ce_count",
     "mpdt.nack.psn", "mpdt.nack.code", "mpdt.nack.epsn",
     "mpdt.nack.echo_ts",
     "mpdt.probe.sack_base", "mpdt.probe.ts",
@@ -76,9 +73,6 @@ EXPERTS = {"short", "bad_version", "bad_type", "bad_flags", "bad_port",
            "bad_length", "bad_offset", "bad_nack_code", "truncated",
            "reserved", "bogus_sack"}
 MPDT_EXPERTS = {"mpdt.expert." + name for name in EXPERTS}
-# The 16-bit float fields (wire-format.rst section 4.5), and their names.
-RTT_FIELDS = {"mpdt.base_rtt": "Base RTT (ns)",
-              "mpdt.sack.net_rtt": "Network Base RTT (ns)"}
 
 # Section 10 of wire-format.rst: the DATA header of PSN 2 and SACK 1.
 DOC_DATA_PSN2 = bytes.fromhex(
@@ -104,33 +98,6 @@ class SetupError(Exception):
 # MPDT encoding (wire-format.rst sections 3-4), each returning the bytes and
 # the mpdt.* fields tshark must show for them: {field: [values]}.
 
-def rtt16_decode(v):
-    """A Base RTT field in ns (net/mpdt/wire.c rtt16_decode())."""
-    e = v >> 11
-    return (2048 | v & 0x7FF) << (e - 1) if e else v
-
-
-# Encodings and their values, worked by hand from section 4.5.
-RTT16_KNOWN = {0: 0, 1: 1, 2047: 2047, 0x0800: 2048, 0x07D0: 2000,
-               0x0FFF: 4095, 0x1000: 4096, 0x68A3: 9056256,
-               0x8000: 67108864, 0xFFFF: 4095 << 30}
-
-
-def rtt16_label(field, ns):
-    """What the dissector shows for a Base RTT field of ns."""
-    if ns == 0:
-        unit = " (unknown)"
-    elif ns >= 10**9:
-        unit = " (%.3f s)" % (ns / 1e9)
-    elif ns >= 10**6:
-        unit = " (%.3f ms)" % (ns / 1e6)
-    elif ns >= 10**3:
-        unit = " (%.3f us)" % (ns / 1e3)
-    else:
-        unit = ""
-    return "%s: %d%s" % (RTT_FIELDS[field], ns, unit)
-
-
 def merge(*dicts):
     out = {}
     for d in dicts:
@@ -154,34 +121,31 @@ def common(ptype, flags=0, sport=6000, dport=7000, nonce=0x5EED1234, ev=17,
     return raw, fields
 
 
-# base_rtt, net_rtt: the 16-bit encodings sent (section 4.5).
 def data(psn, msg_id, offset, msg_len, ts, prev_psn, payload,
-         payload_len=None, base_rtt=0, **hdr):
+         payload_len=None, data_reserved=0, **hdr):
     if payload_len is None:
         payload_len = len(payload)
     raw, fields = common(T_DATA, **hdr)
     body = struct.pack("!IIIIQHHI", psn, msg_id, offset, msg_len, ts,
-                       payload_len, base_rtt, prev_psn)
+                       payload_len, data_reserved, prev_psn)
     return raw + body + payload, merge(fields, {
         "mpdt.psn": [psn], "mpdt.msg_id": [msg_id], "mpdt.offset": [offset],
         "mpdt.msg_len": [msg_len], "mpdt.ts": [ts],
-        "mpdt.payload_len": [payload_len],
-        "mpdt.base_rtt": [rtt16_decode(base_rtt)],
+        "mpdt.payload_len": [payload_len], "mpdt.reserved": [body[26:28]],
         "mpdt.prev_psn": [prev_psn]})
 
 
-def sack(epsn, base, bitmap, recv_bytes, echo_ts, ooo, ce, net_rtt=0,
-         **hdr):
+def sack(epsn, base, bitmap, recv_bytes, echo_ts, ooo, ce, **hdr):
     raw, fields = common(T_SACK, **hdr)
     body = struct.pack("!IIQQQIHH", epsn, base, bitmap, recv_bytes, echo_ts,
-                       ooo, ce, net_rtt)
+                       ooo, ce, 0)
     acked = [(base + i) % 2**32 for i in range(64) if bitmap >> i & 1]
     return raw + body, merge(fields, {
         "mpdt.sack.epsn": [epsn], "mpdt.sack.base": [base],
         "mpdt.sack.bitmap": [bitmap], "mpdt.sack.acked": acked,
         "mpdt.sack.recv_bytes": [recv_bytes], "mpdt.sack.echo_ts": [echo_ts],
         "mpdt.sack.ooo_count": [ooo], "mpdt.sack.ce_count": [ce],
-        "mpdt.sack.net_rtt": [rtt16_decode(net_rtt)]})
+        "mpdt.reserved": [body[38:40]]})
 
 
 def nack(psn, code, epsn, echo_ts, **hdr):
@@ -295,8 +259,7 @@ V6_A, V6_B = "fd00::1", "fd00::2"
 
 def other_valid():
     """Every flag a type allows, every NACK code, extreme values, PSN
-    wrap, IPv6, a CE-marked packet, a header cut by the snap length, Base
-    RTT fields of every exponent range (not reserved: no expert info)."""
+    wrap, IPv6, a CE-marked packet, a header cut by the snap length."""
     pkts = []
     t = 1000
 
@@ -311,42 +274,40 @@ def other_valid():
         data(0xFFFFFFFF, 0xFFFFFFFF, 16777116, 16777216,
              0xFEDCBA9876543210, 0xFFFFFFFE, payload,
              flags=F_AR | F_RETX | F_FLOWLET, sport=65535, dport=1,
-             nonce=0xFFFFFFFF, ev=255, base_rtt=0xFFFF),
+             nonce=0xFFFFFFFF, ev=255),
         src=V6_A, dst=V6_B, tos=CE, payload=payload,
         info="DATA psn=4294967295 msg=4294967295 off=16777116/16777216 "
         "len=100 prev=4294967294 [AR,RETX,FLOWLET] 65535 \u2192 1")
     add("DATA TRIMMED to 100 of 1400 bytes",
         data(10, 5, 1400, 2800, 1, 9, payload, payload_len=1400,
-             flags=F_TRIMMED, ev=3, base_rtt=0x68A3), payload=payload,
+             flags=F_TRIMMED, ev=3), payload=payload,
         info="DATA psn=10 msg=5 off=1400/2800 len=1400 prev=9 [TRIMMED]" + ab)
     add("DATA TRIMMED to nothing",
-        data(11, 5, 0, 2800, 2, 10, b"", payload_len=1400, flags=F_TRIMMED,
-             base_rtt=2047),
+        data(11, 5, 0, 2800, 2, 10, b"", payload_len=1400, flags=F_TRIMMED),
         info="DATA psn=11 msg=5 off=0/2800 len=1400 prev=10 [TRIMMED]" + ab)
     add("DATA TRIMMED, nothing cut",
-        data(13, 7, 0, 100, 2, 12, payload, flags=F_TRIMMED,
-             base_rtt=0x0800),
+        data(13, 7, 0, 100, 2, 12, payload, flags=F_TRIMMED),
         payload=payload,
         info="DATA psn=13 msg=7 off=0/100 len=100 prev=12 [TRIMMED]" + ab)
     add("DATA empty message, first of a flowlet",
-        data(12, 6, 0, 0, 3, 12, b"", flags=F_FLOWLET, ev=0, base_rtt=1),
+        data(12, 6, 0, 0, 3, 12, b"", flags=F_FLOWLET, ev=0),
         info="DATA psn=12 msg=6 off=0/0 len=0 prev=12 [FLOWLET]" + ab)
     add("SACK CE|PROBE_ACK, extremes, PSN wrap",
         sack(0xFFFFFFF0, 0x30, 0x8000000100000001, 2**63 + 5, 2**64 - 1,
-             0xFFFFFFFF, 65535, net_rtt=0xFFFF, flags=F_CE | F_PROBE_ACK,
-             sport=65535, dport=1, ev=65535),
+             0xFFFFFFFF, 65535, flags=F_CE | F_PROBE_ACK, sport=65535,
+             dport=1, ev=65535),
         src="10.0.0.2", dst="10.0.0.1",
         info="SACK epsn=4294967280 base=48 bitmap=0x8000000100000001 "
         "rcvd=9223372036854775813 ooo=4294967295 ce=65535 [CE,PROBE_ACK] "
         "65535 \u2192 1")
     add("SACK bitmap across PSN 0",
-        sack(0xFFFFFFFE, 0xFFFFFFFE, 0b1110, 4200, 4, 3, 1, net_rtt=0x07D0,
-             sport=7000, dport=6000), src="10.0.0.2", dst="10.0.0.1",
+        sack(0xFFFFFFFE, 0xFFFFFFFE, 0b1110, 4200, 4, 3, 1, sport=7000,
+             dport=6000), src="10.0.0.2", dst="10.0.0.1",
         info="SACK epsn=4294967294 base=4294967294 bitmap=0x000000000000000e "
         "rcvd=4200 ooo=3 ce=1" + ba)
     add("SACK full bitmap, IPv6",
-        sack(100, 164, 2**64 - 1, 1 << 40, 5, 64, 0, net_rtt=0x8000,
-             sport=7000, dport=6000, ev=1000), src=V6_B, dst=V6_A,
+        sack(100, 164, 2**64 - 1, 1 << 40, 5, 64, 0, sport=7000, dport=6000,
+             ev=1000), src=V6_B, dst=V6_A,
         info="SACK epsn=100 base=164 bitmap=0xffffffffffffffff "
         "rcvd=1099511627776 ooo=64 ce=0" + ba)
     add("NACK NO_BUFFER with CE",
@@ -364,10 +325,8 @@ def other_valid():
         src=V6_A, dst=V6_B, info="PROBE base=305419896" + ab)
     # A burst as captured on its sending host, before UDP segmentation
     # (design.rst section 2): two full packets and a shorter last one.
-    parts = [data(20 + i, 8, 100 * i, 250, 9, 19 + i, payload[:n], ev=5,
-                  base_rtt=rtt)
-             for i, (n, rtt) in enumerate(((100, 0x0FFF), (100, 0x1000),
-                                           (50, 0x68A3)))]
+    parts = [data(20 + i, 8, 100 * i, 250, 9, 19 + i, payload[:n], ev=5)
+             for i, n in enumerate((100, 100, 50))]
     add("burst of 3 DATA, one UDP GSO datagram",
         (b"".join(p[0] for p in parts), merge(*(p[1] for p in parts))),
         payload=payload * 2 + payload[:50],
@@ -375,7 +334,7 @@ def other_valid():
             "DATA psn=%u msg=8 off=%u/250 len=%u prev=%u" % (
                 20 + i, 100 * i, n, 19 + i) + ab
             for i, n in enumerate((100, 100, 50))))
-    raw, fields = sack(7, 7, 0x4, 100, 7, 1, 0, net_rtt=0x68A3)
+    raw, fields = sack(7, 7, 0x4, 100, 7, 1, 0)
     add("SACK cut by the snap length",
         (raw, {k: v for k, v in fields.items()
                if not k.startswith("mpdt.sack.")}
@@ -470,12 +429,9 @@ def malformed():
     add("PROBE, reserved fields not zero (valid)",
         probe(1, 2, probe_reserved=0xDEADBEEF, nonce=9),
         experts=("reserved",))
-    add("DATA, common reserved not zero, with a Base RTT (valid)",
-        data(1, 2, 0, 1, 3, 0, b"x", base_rtt=0x0100, reserved=1),
+    add("DATA, common reserved not zero (valid)",
+        data(1, 2, 0, 1, 3, 0, b"x", data_reserved=0x0100, reserved=1),
         experts=("reserved",), payload=b"x")
-    add("SACK, common reserved not zero, with a Network Base RTT (valid)",
-        sack(1, 1, 0, 0, 0, 0, 0, net_rtt=0x07D0, reserved=0x8000),
-        experts=("reserved",))
     add("SACK acknowledging its EPSN (valid header, bogus bitmap)",
         sack(5, 5, 0x3, 0, 0, 2, 0), experts=("bogus_sack",))
     add("SACK acknowledging before EPSN (valid header, bogus bitmap)",
@@ -679,26 +635,6 @@ def check_packets(tshark, pcap, pkts):
     return counts
 
 
-def check_rtt_labels(tshark, pcap, pkts):
-    """The text of each Base RTT field: the ns and a readable unit."""
-    out = run_tshark(tshark, ["-r", pcap, "-T", "pdml"])
-    frames = ET.fromstring(out).findall("packet")
-    errors = []
-    shown = 0
-    for num, (pkt, frame) in enumerate(zip(pkts, frames), 1):
-        for field in sorted(RTT_FIELDS):
-            got = [el.get("showname") for el in frame.iter("field")
-                   if el.get("name") == field]
-            want = [rtt16_label(field, ns) for ns in pkt.fields.get(field, [])]
-            shown += len(got)
-            if got != want:
-                errors.append("frame %d (%s): %s shown as %s, expected %s"
-                              % (num, pkt.name, field, got, want))
-    if errors:
-        raise Failure("\n".join(errors))
-    return shown
-
-
 # Display filters of the documentation, and the packets each must select.
 FILTERS = [
     ("mpdt.type == 1", lambda p: T_DATA in p.fields.get("mpdt.type", [])),
@@ -710,10 +646,6 @@ FILTERS = [
      lambda p: 3 in p.fields.get("mpdt.nack.code", [])),
     ("mpdt.sack.acked == 0",
      lambda p: 0 in p.fields.get("mpdt.sack.acked", [])),
-    ("mpdt.base_rtt == 9056256",
-     lambda p: 9056256 in p.fields.get("mpdt.base_rtt", [])),
-    ("mpdt.sack.net_rtt > 1000000000",
-     lambda p: any(v > 10**9 for v in p.fields.get("mpdt.sack.net_rtt", []))),
     ("mpdt.drop", lambda p: p.drop is not None),
     ("mpdt.expert.bad_length",
      lambda p: "mpdt.expert.bad_length" in p.experts),
@@ -751,18 +683,7 @@ def check_port_preference(tshark, tmp):
                       "[True, False]" % tuple(is_mpdt))
 
 
-def check_rtt16():
-    """The test's decoder against values worked by hand."""
-    wrong = {v: rtt16_decode(v) for v, ns in RTT16_KNOWN.items()
-             if rtt16_decode(v) != ns}
-    if wrong:
-        raise Failure("rtt16_decode() of %s gives %s, expected %s" % (
-            ["0x%04x" % v for v in wrong], list(wrong.values()),
-            [RTT16_KNOWN[v] for v in wrong]))
-
-
 def self_test(tshark):
-    check_rtt16()
     pkts = worked_example() + other_valid() + malformed()
     check_doc()
     nfields, nexperts = check_registered_fields(tshark)
@@ -770,16 +691,14 @@ def self_test(tshark):
         pcap = os.path.join(tmp, "mpdt.pcap")
         write_pcap(pcap, pkts)
         counts = check_packets(tshark, pcap, pkts)
-        nrtt = check_rtt_labels(tshark, pcap, pkts)
         check_filters(tshark, pcap, pkts)
         check_port_preference(tshark, tmp)
     print("test_dissector: %d packets decoded as written (%s); %d fields, "
-          "%d expert infos, %d Base RTT labels, %d display filters; port "
-          "preference works" % (
+          "%d expert infos, %d display filters; port preference works" % (
               len(pkts), ", ".join("%s %d" % (name, counts.get(name, 0))
                                    for name in list(TYPE_NAMES.values()) +
                                    ["malformed"]),
-              nfields, nexperts, nrtt, len(FILTERS)))
+              nfields, nexperts, len(FILTERS)))
 
 
 def check_doc():
