@@ -50,7 +50,7 @@ struct strack {
  *   being the base RTT);
  * - line 19 adds eta per base RTT: eta / BDP = 0.15 * MTU / B0;
  * - line 14 cuts by gamma * (avg_delay - target) / avg_delay, a ratio of
- *   delays; target_Qdelay (the network base RTT, engine.c) and target_Qhigh
+ *   delays; target_Qdelay (the base RTT unless set) and target_Qhigh
  *   (3 x target) are multiples of the base RTT, and line 10 compares
  *   achievedBDP with a share of max_cwnd, itself a share of the BDP: all
  *   without units already.  ewma stays a weight per RTT sample: how many

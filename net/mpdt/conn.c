@@ -264,7 +264,6 @@ static struct mpdt_conn *conn_alloc(struct mpdt_sock *msk, gfp_t gfp)
 	rx_bits = kzalloc(window / 8, gfp);
 	mpdt_eng_init(&c->eng, &conn_eng_ops, &msk->mn->params, rx_bits,
 		      window, mpdt_now());
-	c->eng.senders_rtt = &msk->senders_rtt;
 	c->eng.cc.ops = cc;
 	c->eng.cc.priv = algo_priv(cc->priv_size, gfp);
 	if (lb_alloc(&c->eng.lb, READ_ONCE(msk->lb) ?: READ_ONCE(msk->mn->lb),

@@ -77,32 +77,6 @@ static u64 path_rtt_ns(const struct mpdt_eng *e)
 	return max(e->rtt.min_rtt, MPDT_NSEC_PER_USEC);
 }
 
-/* The base RTT our DATA tells the receiver: 0 while only guessed. */
-static u64 told_rtt_ns(const struct mpdt_eng *e)
-{
-	return e->params->base_rtt_us || e->rtt.samples ? path_rtt_ns(e) : 0;
-}
-
-/* STrack's target_Qdelay is the network's base RTT (strack.txt §3.2,
- * Figure 6, Table 1: net_base_rtt), one for every flow.  Unless
- * configured it is the least base RTT the receiver heard from its senders
- * (its SACKs tell it): flows that meet at its port then hold the same
- * queue, where each one's own base RTT would let the far senders of an
- * incast hold more, and their share with it (Documentation/sim.rst).
- * Never above our own, and never below a quarter of it: a peer can lower
- * our target, not starve us.  0: the CC takes our own base RTT.
- */
-static u64 strack_target_us(const struct mpdt_eng *e, u64 rtt_us)
-{
-	u64 net_us = mpdt_div(e->peer_net_rtt, MPDT_NSEC_PER_USEC);
-
-	if (e->params->strack_target_qdelay_us)
-		return e->params->strack_target_qdelay_us;
-	if (!e->peer_net_rtt)
-		return 0;
-	return clamp(net_us, max(rtt_us / 4, 1ULL), rtt_us);
-}
-
 /* The base RTT of the timers (probes, the policies' RTT): never below the
  * measured one, though configured lower: an emulated or virtualized path
  * can be slower than the fabric it stands for, and probing faster than
@@ -153,7 +127,6 @@ static bool path_refresh(struct mpdt_eng *e, bool force)
 	const struct mpdt_params *p = e->params;
 	u64 rtt_us = clamp(mpdt_div(path_rtt_ns(e), MPDT_NSEC_PER_USEC),
 			   1ULL, (u64)U32_MAX);
-	u64 target_us = strack_target_us(e, rtt_us);
 	u64 mbps = p->link_mbps, bdp;
 
 	/* A BDP of one payload at least, as mpdt_params_invalid() asks of
@@ -168,27 +141,24 @@ static bool path_refresh(struct mpdt_eng *e, bool force)
 			     U32_MAX);
 	}
 	if (!force && !moved(e->eff.base_rtt_us, rtt_us) &&
-	    !moved(mpdt_bdp(&e->eff), mbps * rtt_us / 8) &&
-	    !moved(e->eff.strack_target_qdelay_us, target_us))
+	    !moved(mpdt_bdp(&e->eff), mbps * rtt_us / 8))
 		return false;
 	e->eff = *p;
 	e->eff.base_rtt_us = rtt_us;
 	e->eff.link_mbps = mbps;
-	e->eff.strack_target_qdelay_us = target_us;
 	return true;
 }
 
 /* A SACK told us of @acked bytes delivered and echoed @echo_ts (0 if it
- * gave no RTT sample), @told: a new network base RTT: measure, and
- * rescale the CC if the path moved.
+ * gave no RTT sample): measure, and rescale the CC if the path moved.
  */
 static void path_on_ack(struct mpdt_eng *e, u64 acked, u64 echo_ts,
-			u64 old_min_rtt, bool told, u64 now)
+			u64 old_min_rtt, u64 now)
 {
 	bool round = mpdt_path_on_ack(&e->path, acked, echo_ts,
 				      path_rtt_ns(e), !e->tx_next, now);
 
-	if ((round || told || e->rtt.min_rtt != old_min_rtt) &&
+	if ((round || e->rtt.min_rtt != old_min_rtt) &&
 	    path_refresh(e, false) && e->cc.ops->rescale)
 		e->cc.ops->rescale(&e->cc, &e->eff);
 }
@@ -365,7 +335,6 @@ static void xmit_data(struct mpdt_eng *e, u32 psn, u16 flags, u32 prev_psn)
 			.msg_len = m->len,
 			.ts = p->sent_ns,
 			.payload_len = p->len,
-			.base_rtt = told_rtt_ns(e),
 			.prev_psn = prev_psn,
 		},
 	};
@@ -708,7 +677,6 @@ static void on_sack(struct mpdt_eng *e, const struct mpdt_pkt *pkt, u64 now)
 	u32 ooo_threshold, old_cwnd = e->cc.cwnd;
 	u64 old_min_rtt = e->rtt.min_rtt, echo_ts = 0;
 	struct mpdt_sb_ack ack;
-	bool told;
 
 	if (!tx_incarnation_ok(e, pkt->hdr.nonce))
 		return;
@@ -724,9 +692,6 @@ static void on_sack(struct mpdt_eng *e, const struct mpdt_pkt *pkt, u64 now)
 	 * it would shrink the BDP and fire the next probe before any SACK of
 	 * data could come back.  Only echoes of DATA are RTT samples.
 	 */
-	told = s->net_rtt && s->net_rtt != e->peer_net_rtt;
-	if (told)
-		e->peer_net_rtt = s->net_rtt;
 	if (!sig.probe && mpdt_rtt_sample(&e->rtt, s->echo_ts, now)) {
 		sig.rtt_ns = e->rtt.latest;
 		echo_ts = s->echo_ts;
@@ -743,7 +708,7 @@ static void on_sack(struct mpdt_eng *e, const struct mpdt_pkt *pkt, u64 now)
 		if (e->cc.ops->undo)
 			e->cc.ops->undo(&e->cc);
 	}
-	path_on_ack(e, ack.acked_bytes, echo_ts, old_min_rtt, told, now);
+	path_on_ack(e, ack.acked_bytes, echo_ts, old_min_rtt, now);
 	/* Nothing is resent before a NO_BUFFER pause ends: progress during
 	 * it must not restart the RTO clock any earlier (see on_nack()).
 	 */
@@ -959,8 +924,6 @@ static void send_sack(struct mpdt_eng *e, const u32 *probe_base,
 
 	mpdt_rx_build_sack(&e->rx, probe_base, &h.sack);
 	h.sack.echo_ts = echo_ts;
-	if (e->senders_rtt && e->senders_rtt->set)
-		h.sack.net_rtt = e->senders_rtt->cand[0].rtt;
 	e->sacks_sent++;
 	fill_header(e, &h, MPDT_T_SACK, flags, e->rx_nonce, ev);
 	e->ops->xmit(e, &h, NULL);
@@ -1094,8 +1057,6 @@ static void on_data(struct mpdt_eng *e, const struct mpdt_pkt *pkt, bool ce,
 		count(e, MPDT_STAT_DROP_OUT_OF_WINDOW);
 		return;
 	}
-	if (d->base_rtt && e->senders_rtt)
-		mpdt_winmin_update(e->senders_rtt, d->base_rtt, now);
 	if (a.verdict == MPDT_RX_DUPLICATE) {
 		count(e, MPDT_STAT_RX_DUP_DATA);
 	} else {

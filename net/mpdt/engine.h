@@ -130,12 +130,6 @@ struct mpdt_eng {
 	 * again when a measurement moves either by more than an eighth.
 	 */
 	struct mpdt_params eff;
-	/* The least base RTT the receiving halves of our socket heard from
-	 * their senders (DATA), shared by its connections (NULL: not
-	 * shared, not advertised): what our SACKs tell as the network's.
-	 */
-	struct mpdt_winmin *senders_rtt;
-	u64 peer_net_rtt;		/* what the peer's SACKs told; 0: no */
 	struct mpdt_lb lb;
 	struct mpdt_cc cc;
 	u64 pause_until;		/* receiver said NO_BUFFER */

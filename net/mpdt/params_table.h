@@ -137,8 +137,8 @@ MPDT_PARAM(paralet_bdps, PARALET_BDPS, "paralet-bdps",
  * mcc (MCC §3-4); see cc_*.c.
  */
 MPDT_PARAM(strack_target_qdelay_us, STRACK_TARGET_QDELAY_US, "strack-target-qdelay-us",
-	   0, 0, 10000000,			/* Table 1: net_base_rtt */
-	   "strack CC: target queuing delay (us, 0 = network base RTT)")
+	   0, 0, 10000000,			/* Table 1: 0 = base RTT */
+	   "strack CC: target queuing delay (us, 0 = base RTT)")
 MPDT_PARAM(strack_qhigh_pct, STRACK_QHIGH_PCT, "strack-qhigh-pct",
 	   300, 100, 10000,			/* Table 1: 3 x target */
 	   "strack CC: target_Qhigh, % of the target")

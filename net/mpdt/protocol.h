@@ -97,7 +97,6 @@ struct mpdt_sock {
 	struct list_head conn_lru;	/* least recently heard from first */
 	struct timer_list gc_timer;	/* partial messages, idle conns */
 	struct list_head rx_ready;	/* complete struct mpdt_rxmsg */
-	struct mpdt_winmin senders_rtt;	/* the conns' eng.senders_rtt */
 };
 
 static inline struct mpdt_sock *mpdt_sk(const struct sock *sk)

@@ -7,41 +7,40 @@ void mpdt_rtt_init(struct mpdt_rtt *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static void min_restart(struct mpdt_winmin *w, struct mpdt_rtt_at s)
+static void min_restart(struct mpdt_rtt *r, struct mpdt_rtt_at s)
 {
-	w->cand[0] = s;
-	w->cand[1] = s;
-	w->cand[2] = s;
-	w->set = true;
+	r->min_cand[0] = s;
+	r->min_cand[1] = s;
+	r->min_cand[2] = s;
 }
 
 /* The oldest candidate left the window: the next ones move up. */
-static void min_expire(struct mpdt_winmin *w, struct mpdt_rtt_at s)
+static void min_expire(struct mpdt_rtt *r, struct mpdt_rtt_at s)
 {
-	w->cand[0] = w->cand[1];
-	w->cand[1] = w->cand[2];
-	w->cand[2] = s;
+	r->min_cand[0] = r->min_cand[1];
+	r->min_cand[1] = r->min_cand[2];
+	r->min_cand[2] = s;
 }
 
-u64 mpdt_winmin_update(struct mpdt_winmin *w, u64 v, u64 now)
+static void min_update(struct mpdt_rtt *r, u64 rtt, u64 now)
 {
-	struct mpdt_rtt_at s = { .rtt = v, .at = now }, *c = w->cand;
+	struct mpdt_rtt_at s = { .rtt = rtt, .at = now }, *c = r->min_cand;
 	const u64 win = MPDT_RTT_MIN_WINDOW;
 
-	if (!w->set || v <= c[0].rtt || now - c[2].at > win) {
-		min_restart(w, s);
-		return v;
+	if (!r->samples || rtt <= c[0].rtt || now - c[2].at > win) {
+		min_restart(r, s);
+		return;
 	}
-	if (v <= c[1].rtt) {
+	if (rtt <= c[1].rtt) {
 		c[1] = s;
 		c[2] = s;
-	} else if (v <= c[2].rtt) {
+	} else if (rtt <= c[2].rtt) {
 		c[2] = s;
 	}
 	if (now - c[0].at > win) {
-		min_expire(w, s);
+		min_expire(r, s);
 		if (now - c[0].at > win)
-			min_expire(w, s);
+			min_expire(r, s);
 	} else if (c[1].at == c[0].at && now - c[0].at > win / 4) {
 		/* A quarter window in with one candidate: take a second. */
 		c[1] = s;
@@ -49,7 +48,6 @@ u64 mpdt_winmin_update(struct mpdt_winmin *w, u64 v, u64 now)
 	} else if (c[2].at == c[1].at && now - c[0].at > win / 2) {
 		c[2] = s;
 	}
-	return c[0].rtt;
 }
 
 bool mpdt_rtt_sample(struct mpdt_rtt *r, u64 echo_ts, u64 now)
@@ -60,7 +58,8 @@ bool mpdt_rtt_sample(struct mpdt_rtt *r, u64 echo_ts, u64 now)
 		return false;
 	rtt = now - echo_ts;
 	r->latest = rtt;
-	r->min_rtt = mpdt_winmin_update(&r->min, rtt, now);
+	min_update(r, rtt, now);
+	r->min_rtt = r->min_cand[0].rtt;
 	if (!r->samples++) {
 		r->srtt = rtt;
 		r->rttvar = rtt / 2;

@@ -23,31 +23,24 @@ struct mpdt_rtt_at {
 	u64 at;
 };
 
-/* Windowed minimum (Nichols' estimator, as in the kernel's win_minmax):
- * the least sample of the last MPDT_RTT_MIN_WINDOW ns, the least taken
- * after it, and the least after that, each a quarter window or more
- * apart, so the minimum moves on to the next candidate when the oldest
- * leaves the window instead of being lost.
- */
-struct mpdt_winmin {
-	struct mpdt_rtt_at cand[3];
-	bool set;		/* holds a sample */
-};
-
 struct mpdt_rtt {
 	u64 srtt;
 	u64 rttvar;
-	u64 min_rtt;		/* min.cand[0].rtt */
+	u64 min_rtt;		/* min_cand[0].rtt */
 	u64 latest;
 	u64 samples;
-	struct mpdt_winmin min;
+	/* Windowed minimum (Nichols' estimator, as in the kernel's
+	 * win_minmax): the least sample of the window, the least taken
+	 * after it, and the least after that, each a quarter window or
+	 * more apart, so the minimum moves on to the next candidate when
+	 * the oldest leaves the window instead of being lost.
+	 */
+	struct mpdt_rtt_at min_cand[3];
 };
 
 /* Samples older than this are forged or from a stalled clock: ignore. */
 #define MPDT_RTT_SAMPLE_MAX	(60ULL * 1000 * 1000 * 1000)
 
-/* Take @v at @now into @w; returns the window's minimum. */
-u64 mpdt_winmin_update(struct mpdt_winmin *w, u64 v, u64 now);
 void mpdt_rtt_init(struct mpdt_rtt *r);
 /* Feed the timestamp a SACK echoed; false if it is implausible. */
 bool mpdt_rtt_sample(struct mpdt_rtt *r, u64 echo_ts, u64 now);

@@ -69,32 +69,6 @@ static u16 allowed_flags(u8 type)
 	return 0;
 }
 
-/* A base RTT in 16 bits (wire-format.rst section 4.1), a float: below
- * 2048 ns the value itself; above, the top five bits are an exponent
- * e >= 1 and the low eleven the fraction f of (2048 + f) << (e - 1) ns:
- * twelve significant bits, rounded down (by less than 0.05%), up to 73
- * minutes.  Every u16 stands for one value and back, so a decoded header
- * re-encodes to its bytes.  0 says "not known".
- */
-static u16 rtt16_encode(u64 ns)
-{
-	u32 shift = 0;
-
-	if (ns < 2048)
-		return ns;
-	ns = min(ns, MPDT_WIRE_RTT_MAX);
-	while (ns >> shift > 4095)
-		shift++;
-	return (shift + 1) << 11 | ((ns >> shift) & 0x7ff);
-}
-
-static u64 rtt16_decode(u16 v)
-{
-	u32 e = v >> 11;
-
-	return e ? (u64)(2048 | (v & 0x7ff)) << (e - 1) : v;
-}
-
 static void decode_common(const u8 *b, struct mpdt_common *c)
 {
 	c->version = b[0];
@@ -120,7 +94,6 @@ static enum mpdt_wire_err decode_data(const u8 *b, u32 len,
 	d->msg_len = get32(b + 12);
 	d->ts = get64(b + 16);
 	d->payload_len = get16(b + 24);
-	d->base_rtt = rtt16_decode(get16(b + 26));
 	d->prev_psn = get32(b + 28);
 
 	/* A trimmed packet keeps its header and loses (part of) its payload. */
@@ -147,7 +120,6 @@ static void decode_sack(const u8 *b, struct mpdt_sack *s)
 	s->echo_ts = get64(b + 24);
 	s->ooo_count = get32(b + 32);
 	s->ce_count = get16(b + 36);
-	s->net_rtt = rtt16_decode(get16(b + 38));
 }
 
 static void decode_nack(const u8 *b, struct mpdt_nack *n)
@@ -227,7 +199,7 @@ static void encode_data(const struct mpdt_data *d, u8 *b)
 	put32(b + 12, d->msg_len);
 	put64(b + 16, d->ts);
 	put16(b + 24, d->payload_len);
-	put16(b + 26, rtt16_encode(d->base_rtt));
+	put16(b + 26, 0);
 	put32(b + 28, d->prev_psn);
 }
 
@@ -240,7 +212,7 @@ static void encode_sack(const struct mpdt_sack *s, u8 *b)
 	put64(b + 24, s->echo_ts);
 	put32(b + 32, s->ooo_count);
 	put16(b + 36, s->ce_count);
-	put16(b + 38, rtt16_encode(s->net_rtt));
+	put16(b + 38, 0);
 }
 
 static void encode_nack(const struct mpdt_nack *n, u8 *b)

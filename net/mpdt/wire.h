@@ -63,7 +63,6 @@ struct mpdt_data {
 	u32 msg_len;
 	u64 ts;			/* sender clock, ns, echoed in SACK/NACK */
 	u16 payload_len;	/* as sent, even when trimmed */
-	u64 base_rtt;		/* ns, the sender's; 0: unknown (rtt16) */
 	/* The PSN sent before this one on the same in-order stream: the
 	 * previous packet of the connection, or of the flowlet when
 	 * MPDT_F_FLOWLET is set; equal to psn for a retransmission.
@@ -79,9 +78,6 @@ struct mpdt_sack {
 	u64 echo_ts;
 	u32 ooo_count;		/* packets held beyond EPSN */
 	u16 ce_count;		/* CE marks seen since the previous SACK */
-	u64 net_rtt;		/* ns, least of the receiver's senders' base
-				 * RTTs; 0: unknown (rtt16)
-				 */
 };
 
 struct mpdt_nack {
@@ -107,11 +103,6 @@ struct mpdt_pkt {
 	u32 payload_off;	/* DATA: payload offset in the UDP payload */
 	u32 payload_avail;	/* DATA: payload bytes present */
 };
-
-/* The largest base RTT a packet can carry (wire.c rtt16: 4095 << 30 ns,
- * 73 minutes); longer ones are sent as this.
- */
-#define MPDT_WIRE_RTT_MAX	(4095ULL << 30)
 
 /* Why a packet was rejected; the glue counts each as a drop reason. */
 enum mpdt_wire_err {

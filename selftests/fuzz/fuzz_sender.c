@@ -137,7 +137,6 @@ static struct conn {
 	bool armed;
 	u64 timer_at;
 	/* The receiving socket. */
-	struct mpdt_winmin senders_rtt;	/* msk->senders_rtt */
 	bool rx_gone;			/* closed without time-wait */
 	u32 held;			/* new DATA since the last flush */
 	u32 rx_gen;			/* sockets opened */
@@ -594,7 +593,6 @@ static void rx_open(void)
 {
 	memset(&c.rx, 0, sizeof(c.rx));
 	mpdt_eng_init(&c.rx, &fz_ops, &c.p, rx_bits, c.p.rx_window, c.now);
-	c.rx.senders_rtt = &c.senders_rtt;
 	c.rx_gen++;
 	c.rx_gone = false;
 }

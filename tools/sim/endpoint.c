@@ -273,26 +273,10 @@ static const struct mpdt_eng_ops sim_eng_ops = {
 
 /* ---- Endpoints ------------------------------------------------------- */
 
-/* As struct mpdt_sock: the base RTTs its senders report (engine.h). */
-struct msim_sock {
-	struct mpdt_winmin senders_rtt;
-};
-
-struct msim_sock *msim_sock_new(void)
-{
-	return xcalloc(1, sizeof(struct msim_sock));
-}
-
-void msim_sock_free(struct msim_sock *s)
-{
-	free(s);
-}
-
 /* As conn_alloc(): the policies' state sized for the parameters. */
 struct msim_ep *msim_ep_new(const struct msim_params *mp,
 			    const struct msim_ep_ops *ops, void *ctx,
-			    struct msim_sock *sock, uint64_t seed,
-			    uint64_t now)
+			    uint64_t seed, uint64_t now)
 {
 	struct msim_ep *ep = xcalloc(1, sizeof(*ep));
 	struct mpdt_eng *e = &ep->eng;
@@ -304,7 +288,6 @@ struct msim_ep *msim_ep_new(const struct msim_params *mp,
 	ep->seed = seed;
 	mpdt_eng_init(e, &sim_eng_ops, &mp->p,
 		      xcalloc(window / 64, sizeof(u64)), window, now);
-	e->senders_rtt = &sock->senders_rtt;
 	e->lb.ops = mp->lb;
 	e->lb.entropies = mp->p.entropies;
 	e->lb.priv_len = mp->lb->priv_size ? mp->lb->priv_size(&mp->p) : 0;

@@ -58,15 +58,10 @@ struct msim_counts {
 };
 
 struct msim_ep;
-/* What a host's endpoints share, as a socket's connections do. */
-struct msim_sock;
 
-struct msim_sock *msim_sock_new(void);
-void msim_sock_free(struct msim_sock *s);
 struct msim_ep *msim_ep_new(const struct msim_params *p,
 			    const struct msim_ep_ops *ops, void *ctx,
-			    struct msim_sock *sock, uint64_t seed,
-			    uint64_t now);
+			    uint64_t seed, uint64_t now);
 void msim_ep_free(struct msim_ep *ep);
 /* Queue a message of @len bytes (1 .. 16 MiB) and send what may go. */
 void msim_ep_send(struct msim_ep *ep, uint32_t len, uint64_t now);

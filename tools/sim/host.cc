@@ -145,8 +145,8 @@ Host::ConnTo(Ipv4Address peer)
         c = std::make_unique<Conn>();
         c->host = this;
         c->peer = peer;
-        c->ep = msim_ep_new(m_params, &Conn::ops, c.get(), m_sock.get(),
-                            m_seed ^ ((uint64_t)peer.Get() << 20), EngineNow());
+        c->ep = msim_ep_new(m_params, &Conn::ops, c.get(), m_seed ^ ((uint64_t)peer.Get() << 20),
+                            EngineNow());
     }
     return *c;
 }

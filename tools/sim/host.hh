@@ -56,8 +56,6 @@ class Host
     uint64_t m_seed;
     DeliverFn m_onDeliver;
     ns3::Ptr<ns3::UdpL4Protocol> m_udp;
-    /* Declared before m_conns, freed after them. */
-    std::unique_ptr<msim_sock, void (*)(msim_sock*)> m_sock{msim_sock_new(), msim_sock_free};
     std::map<uint32_t, std::unique_ptr<Conn>> m_conns;
     uint64_t m_acked = 0;
     uint64_t m_abandoned = 0;
