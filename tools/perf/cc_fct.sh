@@ -111,10 +111,52 @@ ce_marks() {
 		"$(fabric_host 2 3)" "$(fabric_host 2 4)"
 }
 
+# owd_start NAME: the one-way delay from host 2-1 to host 1-1 measured
+# (owd.py) into NAME.owd until owd_stop.  In the incast 2-1 receives, so
+# its uplink and 1-1's downlink carry acknowledgments only: what the path
+# adds to its idle delay is the emulation's (the guest's CPUs forwarding
+# through the switches), which every transport reads as RTT.
+OWD_PIDS=()
+owd_start() {
+	ip netns exec "$(fabric_ns "$(fabric_host 1 1)")" \
+		python3 "$PERF_DIR/owd.py" recv 7999 "$OUT/$1.owd" &
+	OWD_PIDS=($!)
+	sleep 0.5
+	ip netns exec "$(fabric_ns "$(fabric_host 2 1)")" \
+		python3 "$PERF_DIR/owd.py" send "$(fabric_addr 1 1)" 7999 20 &
+	OWD_PIDS+=($!)
+}
+
+owd_stop() {
+	local pid
+	# ip netns exec execs python3: the pids are the tools', and the
+	# receiver writes its summary on SIGTERM.
+	for pid in "${OWD_PIDS[@]}"; do
+		kill "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	done
+	OWD_PIDS=()
+}
+
+# owd_report NAME...: one line per run of its one-way delay percentiles.
+owd_report() {
+	local name
+	echo "one-way delay 2-1 -> 1-1 (acknowledgments only; ms):"
+	for name in "$@"; do
+		[[ -s $OUT/$name.owd ]] || continue
+		python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+print("  %-26s n %4d  min %6.2f  p50 %6.2f  p90 %6.2f  p99 %6.2f  max %7.2f" % (
+    sys.argv[2], d["n"], d.get("min_ms", 0), d.get("p50_ms", 0),
+    d.get("p90_ms", 0), d.get("p99_ms", 0), d.get("max_ms", 0)))' \
+			"$OUT/$name.owd" "$name"
+	done
+}
+
 # ccrun NAME ARGS...: run() with the CE marks counted (NAME.ce), an MPDT
 # run's window changes traced (NAME.cwnd.trace) and, if SAMPLE_QUEUE=1, the
-# queue in front of host 2-1 sampled (NAME.queue): only for the incast, as
-# sampling costs the guest CPU time.
+# queue in front of host 2-1 sampled (NAME.queue) and the emulation's delay
+# measured (NAME.owd): only for the incast, as sampling costs the guest CPU
+# time.
 ccrun() {
 	local name=$1 spid='' ce0 trace=''
 	shift
@@ -122,6 +164,7 @@ ccrun() {
 	if [[ ${SAMPLE_QUEUE:-0} == 1 ]]; then
 		sample_queue "$(fabric_leaf 2)" h1 "$OUT/$name.queue" &
 		spid=$!
+		owd_start "$name"
 	fi
 	if [[ " $* " == *" -P mpdt "* ]] && cwnd_trace_start; then
 		trace=$OUT/$name.cwnd.trace
@@ -131,6 +174,7 @@ ccrun() {
 	if [[ -n $spid ]]; then
 		kill "$spid" 2>/dev/null
 		wait "$spid" 2>/dev/null
+		owd_stop
 	fi
 	echo $(($(ce_marks) - ce0)) >"$OUT/$name.ce"
 }
@@ -164,7 +208,11 @@ mptcp_once() {
 }
 
 exp_incast() {
-	local lb dst h src=()
+	local lb dst h src=() row names=(incast-idle)
+	# The fabric's delay with nothing else running, for comparison.
+	owd_start incast-idle
+	sleep 10
+	owd_stop
 	dst=$(wl_fabric_host 2 1)
 	for h in "1 1" "1 2" "1 3" "1 4" "2 2" "2 3" "2 4"; do
 		# shellcheck disable=SC2086 # two words: leaf and host
@@ -177,6 +225,10 @@ exp_incast() {
 	mptcp_once
 	SAMPLE_QUEUE=1 ccrun incast-mptcp -P mptcp incast "$dst" "${src[@]}"
 	report incast
+	for row in "${ROWS[@]}"; do
+		[[ $row == incast-* ]] && names+=("${row%% *}")
+	done
+	owd_report "${names[@]}"
 }
 
 exp_oversub() {
