@@ -144,11 +144,7 @@ owd_report() {
 	echo "one-way delay 2-1 -> 1-1 (acknowledgments only; ms):"
 	for name in "$@"; do
 		[[ -s $OUT/$name.owd ]] || continue
-		python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
-print("  %-26s n %4d  min %6.2f  p50 %6.2f  p90 %6.2f  p99 %6.2f  max %7.2f" % (
-    sys.argv[2], d["n"], d.get("min_ms", 0), d.get("p50_ms", 0),
-    d.get("p90_ms", 0), d.get("p99_ms", 0), d.get("max_ms", 0)))' \
-			"$OUT/$name.owd" "$name"
+		python3 "$PERF_DIR/owd.py" show "$name" "$OUT/$name.owd"
 	done
 }
 

@@ -4,8 +4,10 @@
 
     owd.py send ADDR PORT INTERVAL_MS
     owd.py recv PORT OUT.json
+    owd.py show NAME OUT.json
 
-Both run until SIGTERM; the receiver then writes OUT.json.
+send and recv run until SIGTERM; the receiver then writes OUT.json, which
+show prints as one line labelled NAME.
 
 The sender stamps a small UDP datagram with CLOCK_MONOTONIC every
 INTERVAL_MS; the receiver, in another network namespace of the same
@@ -14,7 +16,8 @@ arrives.  On a path that the workload leaves empty, what this adds to the
 idle delay is the emulation's own: the time the guest's CPUs take to
 forward packets through the switches' namespaces, which every transport
 sharing the fabric reads as part of its RTT.  The receiver writes JSON:
-"n" and "min_ms", "p10_ms", "p50_ms", "p90_ms", "p99_ms", "max_ms".
+"n" and "min_ms", "p50_ms", "p90_ms", "p99_ms", "max_ms" (nearest-rank
+percentiles, fct.py's).
 """
 import json
 import signal
@@ -22,6 +25,8 @@ import socket
 import struct
 import sys
 import time
+
+from fct import pct
 
 PAD = 56  # a 64-byte payload
 
@@ -46,9 +51,9 @@ def summary(delays):
     d = sorted(delays)
     out = {"n": len(d)}
     if d:
-        for name, q in (("min", 0), ("p10", .1), ("p50", .5), ("p90", .9),
-                        ("p99", .99)):
-            out[name + "_ms"] = round(d[min(len(d) - 1, int(q * len(d)))], 3)
+        out["min_ms"] = round(d[0], 3)
+        for p in (50, 90, 99):
+            out["p%d_ms" % p] = round(pct(d, p), 3)
         out["max_ms"] = round(d[-1], 3)
     return out
 
@@ -64,10 +69,22 @@ def recv(port, path):
                 sent = struct.unpack("!Q", b[:8])[0]
                 delays.append((time.monotonic_ns() - sent) / 1e6)
     except Stop:
-        pass
+        # A second SIGTERM must not cut the summary short.
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
     with open(path, "w") as f:
         json.dump(summary(delays), f)
         f.write("\n")
+
+
+def show(name, path):
+    with open(path) as f:
+        d = json.load(f)
+    if not d["n"]:
+        print("  %-26s n    0" % name)
+        return
+    print("  %-26s n %4d  min %6.2f  p50 %6.2f  p90 %6.2f  p99 %6.2f  "
+          "max %7.2f" % (name, d["n"], d["min_ms"], d["p50_ms"],
+                         d["p90_ms"], d["p99_ms"], d["max_ms"]))
 
 
 def main():
@@ -78,6 +95,8 @@ def main():
             send(a[1], int(a[2]), float(a[3]))
         elif len(a) == 3 and a[0] == "recv":
             recv(int(a[1]), a[2])
+        elif len(a) == 3 and a[0] == "show":
+            show(a[1], a[2])
         else:
             sys.exit(__doc__)
     except Stop:
