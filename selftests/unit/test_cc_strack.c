@@ -6,8 +6,10 @@
  *
  * Unless a test says otherwise: the reference network of Table 1
  * (100 Gbit/s, 12 us: BDP 150000 bytes, bdp_sf = delay_sf = 1) and an MSS
- * of 1200, which makes beta = 6000, eta = 180, alpha = 400 bytes per us
- * (400000 millionths per ns), target_Qdelay 12 us, target_Qhigh 36 us.
+ * of 1200.  Table 1's MTU is its authors' 4096 bytes whatever the MSS:
+ * beta = 5 * 4096 = 20480, eta = 0.15 * 4096 = 614 (614.4), alpha =
+ * 4 * 4096 / 12 us = 1365.33 bytes per us (1365333 millionths per ns),
+ * target_Qdelay 12 us, target_Qhigh 36 us.
  */
 #include "unit.h"
 #include "algo.h"
@@ -41,9 +43,9 @@ TEST(strack_constants_at_the_reference_network)
 	EXPECT_EQ(UNIT_US(12), k.target_ns);	/* = base RTT */
 	EXPECT_EQ(UNIT_US(36), k.qhigh_ns);	/* 3 x target */
 	EXPECT_EQ(150000U, k.max_cwnd);		/* one BDP */
-	EXPECT_EQ(6000U, k.beta);		/* 5 * 1200 */
-	EXPECT_EQ(180U, k.eta);			/* 0.15 * 1200 */
-	EXPECT_EQ(400000U, k.alpha);		/* 4 * 1200 / 12 us */
+	EXPECT_EQ(20480U, k.beta);		/* 5 * 4096 */
+	EXPECT_EQ(614U, k.eta);			/* 0.15 * 4096 */
+	EXPECT_EQ(1365333U, k.alpha);		/* 4 * 4096 / 12 us */
 	p.strack_target_qdelay_us = 20;
 	mpdt_strack_consts(&p, MSS, &k);
 	EXPECT_EQ(UNIT_US(20), k.target_ns);
@@ -51,12 +53,12 @@ TEST(strack_constants_at_the_reference_network)
 }
 
 /* 10 Mbit/s x 100 us: BDP 125 bytes, bdp_sf = 125 / 150000.
- * beta = 5 * 1200 * bdp_sf = 5 (5.0), eta = 0.15 * 1200 * bdp_sf = 0
- * (0.15), alpha = 4 * 1200 * bdp_sf / 100 us = 0.00004 bytes per ns =
- * 40 millionths (Table 1's delay_sf = 100 / 12 left out); the window
+ * beta = 5 * 4096 * bdp_sf = 17 (17.07), eta = 0.15 * 4096 * bdp_sf = 0
+ * (0.51), alpha = 4 * 4096 * bdp_sf / 100 us = 0.000137 bytes per ns =
+ * 136 millionths (Table 1's delay_sf = 100 / 12 left out); the window
  * cannot exceed the BDP, so it is one MSS.  1 Gbit/s x 100 us: BDP 12500,
- * bdp_sf = 1/12: beta = 500, eta = 15, alpha = 4 * 1200 / 12 / 100 us =
- * 0.004 bytes per ns, 4000 millionths.
+ * bdp_sf = 1/12: beta = 1706 (1706.7), eta = 51 (51.2), alpha =
+ * 4 * 4096 / 12 / 100 us = 0.01365 bytes per ns, 13653 millionths.
  */
 TEST(strack_constants_scale_with_bdp_and_delay)
 {
@@ -67,9 +69,9 @@ TEST(strack_constants_scale_with_bdp_and_delay)
 	mpdt_strack_consts(&p, MSS, &k);
 	EXPECT_EQ(UNIT_US(100), k.target_ns);
 	EXPECT_EQ(UNIT_US(300), k.qhigh_ns);
-	EXPECT_EQ(5U, k.beta);
+	EXPECT_EQ(17U, k.beta);
 	EXPECT_EQ(0U, k.eta);
-	EXPECT_EQ(40U, k.alpha);
+	EXPECT_EQ(136U, k.alpha);
 	EXPECT_EQ(1200U, k.max_cwnd);
 	unit_cc_start(&cc, &mpdt_cc_strack, &p, MSS);
 	EXPECT_EQ(1200U, cc.cwnd);
@@ -77,20 +79,20 @@ TEST(strack_constants_scale_with_bdp_and_delay)
 
 	p = unit_cc_params(1000, 100);
 	mpdt_strack_consts(&p, MSS, &k);
-	EXPECT_EQ(500U, k.beta);
-	EXPECT_EQ(15U, k.eta);
-	EXPECT_EQ(4000U, k.alpha);
+	EXPECT_EQ(1706U, k.beta);
+	EXPECT_EQ(51U, k.eta);
+	EXPECT_EQ(13653U, k.alpha);
 	EXPECT_EQ(12500U, k.max_cwnd);
 }
 
 /* The networks the scaling rule is pinned on, besides the reference. */
 static const struct {
 	u32 mbps, rtt_us;
-	u64 beta, eta, alpha;	/* with an MSS of 1200 */
+	u64 beta, eta, alpha;
 } strack_nets[] = {
-	{ 10, 10000, 500, 15, 40 },		/* BDP 12500 */
-	{ 10, 20000, 1000, 30, 40 },		/* BDP 25000 */
-	{ 400000, 5, 10000, 300, 1600000 },	/* BDP 250000 */
+	{ 10, 10000, 1706, 51, 136 },		/* BDP 12500 */
+	{ 10, 20000, 3413, 102, 136 },		/* BDP 25000 */
+	{ 400000, 5, 34133, 1024, 5461333 },	/* BDP 250000 */
 };
 
 /*
@@ -115,20 +117,20 @@ static bool same_share(u64 a, u64 ua, u64 da, u64 b, u64 ub, u64 db)
 /*
  * The rule of mpdt_strack_consts(): every constant is the same share of
  * the BDP and base RTT as Table 1's at the reference, 100 Gbit/s x 12 us
- * (B0 = 150000 bytes, R0 = 12 us):
- *   beta / BDP, eta / BDP: 5 and 0.15 MSS per B0;
+ * (B0 = 150000 bytes, R0 = 12 us), with Table 1's MTU of 4096 bytes:
+ *   beta / BDP, eta / BDP: 5 and 0.15 MTU per B0;
  *   alpha * base_rtt / BDP, line 8's increase per base RTT at no delay
- *   with target_Qdelay = base_rtt: 4 MSS per B0;
+ *   with target_Qdelay = base_rtt: 4 MTU per B0;
  *   target / base_rtt = 1, target_Qhigh / target = 3, max_cwnd = BDP.
- * With an MSS of 1200 each value is whole at all four networks and the
- * shares are equal exactly.  With other MSSs (1400, the module's payload;
- * 4096, the MTU of Table 1's authors) each constant is the floor of its
- * exact value, at the reference too, so the shares differ by less than
- * one unit of either constant over its BDP (same_share()).
+ * Each constant is the floor of its exact value, at the reference too, so
+ * the shares differ by less than one unit of either constant over its BDP
+ * (same_share()).  The connection's MSS (1200, 1400 the module's payload,
+ * 4096, 8900 the largest) changes none of them: an MSS of 1400 would make
+ * each increase a third of the share Table 1's authors tuned.
  */
 TEST(strack_constants_keep_table1_shares_at_any_network)
 {
-	static const u32 mss[] = { 1200, 1400, 4096 };
+	static const u32 mss[] = { 1200, 1400, 4096, 8900 };
 	struct mpdt_params p0 = unit_cc_params(100000, 12), p;
 	const u64 b0 = 150000, r0 = UNIT_US(12);
 	struct mpdt_strack_consts k0, k;
@@ -136,6 +138,9 @@ TEST(strack_constants_keep_table1_shares_at_any_network)
 
 	for (j = 0; j < ARRAY_SIZE(mss); j++) {
 		mpdt_strack_consts(&p0, mss[j], &k0);
+		EXPECT_EQ(20480U, k0.beta);
+		EXPECT_EQ(614U, k0.eta);
+		EXPECT_EQ(1365333U, k0.alpha);
 		for (i = 0; i < ARRAY_SIZE(strack_nets); i++) {
 			u64 bdp, r = UNIT_US(strack_nets[i].rtt_us);
 
@@ -146,6 +151,9 @@ TEST(strack_constants_keep_table1_shares_at_any_network)
 			EXPECT_EQ(r, k.target_ns);
 			EXPECT_EQ(3 * r, k.qhigh_ns);
 			EXPECT_EQ(bdp, k.max_cwnd);
+			EXPECT_EQ(strack_nets[i].beta, k.beta);
+			EXPECT_EQ(strack_nets[i].eta, k.eta);
+			EXPECT_EQ(strack_nets[i].alpha, k.alpha);
 			EXPECT_TRUE(same_share(k.beta, 1, bdp, k0.beta, 1, b0));
 			EXPECT_TRUE(same_share(k.eta, 1, bdp, k0.eta, 1, b0));
 			EXPECT_TRUE(same_share(k.alpha, r, bdp, k0.alpha, r0,
@@ -155,16 +163,6 @@ TEST(strack_constants_keep_table1_shares_at_any_network)
 				       strack_nets[i].rtt_us,
 				       (unsigned long long)k.alpha);
 			}
-			if (mss[j] != MSS)
-				continue;
-			EXPECT_EQ(strack_nets[i].beta, k.beta);
-			EXPECT_EQ(strack_nets[i].eta, k.eta);
-			EXPECT_EQ(strack_nets[i].alpha, k.alpha);
-			/* the shares, cross-multiplied: equal */
-			EXPECT_EQ(k.beta * b0, k0.beta * bdp);
-			EXPECT_EQ(k.eta * b0, k0.eta * bdp);
-			EXPECT_EQ((unsigned __int128)k.alpha * r * b0,
-				  (unsigned __int128)k0.alpha * r0 * bdp);
 		}
 	}
 }
@@ -172,12 +170,12 @@ TEST(strack_constants_keep_table1_shares_at_any_network)
 /*
  * Line 8 and 19 in motion: one base RTT of per-packet SACKs without
  * queuing delay, a window's worth of bytes, grows the window by the same
- * share of the BDP at every network: alpha * base_rtt + eta = 4.15 MSS
- * per B0, less what the window's own growth within the RTT takes off
- * each SACK's share (inc * acked / cwnd): 3.21% of the BDP with an MSS of
- * 1200 at all four.  Each SACK's increase is floored, less than a byte
- * (at 10 Mbit/s x 10 ms seven SACKs, 0.06% of its BDP), so the shares
- * agree within 0.1% of the BDP.  Table 1's alpha, delay_sf times this,
+ * share of the BDP at every network: alpha * base_rtt + eta = 4.15 MTU
+ * per B0 (11.3%), less what the window's own growth within the RTT takes
+ * off each SACK's share (inc * acked / cwnd): 10.4% of the BDP at all
+ * four.  Each SACK's increase is floored, less than a byte (at 10 Mbit/s
+ * x 10 ms about ten SACKs, under 0.1% of its BDP), so the shares agree
+ * within 0.1% of the BDP.  Table 1's alpha, delay_sf times this,
  * would fill the window to its maximum instead (+40% of the BDP).
  */
 static u64 strack_growth_per_rtt(u32 mbps, u32 rtt_us, u64 *bdp)
@@ -209,7 +207,7 @@ TEST(strack_grows_by_the_same_share_of_the_bdp_per_rtt)
 	size_t i;
 
 	g0 = strack_growth_per_rtt(100000, 12, &b0);
-	EXPECT_EQ(4813U, g0);		/* 3.21% of 150000 */
+	EXPECT_EQ(15627U, g0);		/* 10.4% of 150000 */
 	for (i = 0; i < ARRAY_SIZE(strack_nets); i++) {
 		g = strack_growth_per_rtt(strack_nets[i].mbps,
 					  strack_nets[i].rtt_us, &bdp);
@@ -378,7 +376,7 @@ static void net_trace(struct net *n, const struct mpdt_params *p,
  * (the base RTT: one more BDP) and stay there:
  * - no window moves by a tenth of the BDP within a base RTT (at most
  *   2.4% seen);
- * - their sum stays within [1, 2.5] BDPs (1.57-2.26 seen);
+ * - their sum stays within [1, 2.5] BDPs (1.84-2.31 seen);
  * - the queue stays below 1.5 BDPs, half of target_Qhigh (1.11 seen);
  * - the link never idles for long: each base RTT delivers 90% of a BDP
  *   at least (96%: 10 or 11 packets of 1200 in 12500 bytes).
@@ -448,13 +446,13 @@ TEST(strack_md_at_most_once_per_base_rtt)
 	struct mpdt_cc cc;
 
 	start_pct(&cc, 100);
-	/* 150000 * 0.6 = 90000, + eta 180 */
-	EXPECT_EQ(90180U, ack(&cc, T0, UNIT_US(24), MSS, 1));
+	/* 150000 * 0.6 = 90000, + eta 614 */
+	EXPECT_EQ(90614U, ack(&cc, T0, UNIT_US(24), MSS, 1));
 	/* 1 us later: neither a decrease nor a shuffle is due */
-	EXPECT_EQ(90180U, ack(&cc, T0 + UNIT_US(1), UNIT_US(24), MSS, 1));
-	EXPECT_EQ(90180U, ack(&cc, T0 + BRTT, UNIT_US(24), MSS, 1));
-	/* one ns past a base RTT: 90180 * 0.6 = 54108, + 180 */
-	EXPECT_EQ(54288U, ack(&cc, T0 + BRTT + 1, UNIT_US(24), MSS, 1));
+	EXPECT_EQ(90614U, ack(&cc, T0 + UNIT_US(1), UNIT_US(24), MSS, 1));
+	EXPECT_EQ(90614U, ack(&cc, T0 + BRTT, UNIT_US(24), MSS, 1));
+	/* one ns past a base RTT: 90614 * 0.6 = 54368, + 614 */
+	EXPECT_EQ(54982U, ack(&cc, T0 + BRTT + 1, UNIT_US(24), MSS, 1));
 	unit_cc_stop(&cc);
 }
 
@@ -466,37 +464,37 @@ TEST(strack_md_floor_is_one_half)
 	struct mpdt_cc cc;
 
 	start_pct(&cc, 100);
-	EXPECT_EQ(75180U, ack(&cc, T0, UNIT_US(34), MSS, 0));
+	EXPECT_EQ(75614U, ack(&cc, T0, UNIT_US(34), MSS, 0));
 	unit_cc_stop(&cc);
 
 	/* Delay above Qhigh before any achievedBDP: MD, floored too. */
 	start_pct(&cc, 100);
-	EXPECT_EQ(75180U, ack(&cc, T0, UNIT_US(108), MSS, 1));
+	EXPECT_EQ(75614U, ack(&cc, T0, UNIT_US(108), MSS, 1));
 	unit_cc_stop(&cc);
 }
 
 /* Lines 5-8 on a window below its maximum (max 300000: start there, MD
- * once to 180180).
+ * once to 180614).
  */
 TEST(strack_increases)
 {
 	struct mpdt_cc cc;
 
 	start_pct(&cc, 200);
-	/* 300000 * 0.6 = 180000 + 180 */
-	EXPECT_EQ(180180U, ack(&cc, T0, UNIT_US(24), MSS, 1));
-	/* line 6, delay 48 > Qhigh, no ECN: beta * 1200 / 180180 = 39.96 */
-	EXPECT_EQ(180219U, ack(&cc, T0 + 1000, UNIT_US(48), MSS, 0));
-	/* line 8, delay 6 us: alpha * 6 us = 2400 per window,
-	 * 2400 * 1200 / 180219 = 15.98
+	/* 300000 * 0.6 = 180000 + 614 */
+	EXPECT_EQ(180614U, ack(&cc, T0, UNIT_US(24), MSS, 1));
+	/* line 6, delay 48 > Qhigh, no ECN: beta * 1200 / 180614 = 136.07 */
+	EXPECT_EQ(180750U, ack(&cc, T0 + 1000, UNIT_US(48), MSS, 0));
+	/* line 8, delay 6 us: alpha * 6 us = 8191 per window (8191.998),
+	 * 8191 * 1200 / 180750 = 54.38
 	 */
-	EXPECT_EQ(180234U, ack(&cc, T0 + 2000, UNIT_US(6), MSS, 0));
+	EXPECT_EQ(180804U, ack(&cc, T0 + 2000, UNIT_US(6), MSS, 0));
 	/* ECN at a low delay: scenario 2, the window holds */
-	EXPECT_EQ(180234U, ack(&cc, T0 + 3000, UNIT_US(6), MSS, 1));
+	EXPECT_EQ(180804U, ack(&cc, T0 + 3000, UNIT_US(6), MSS, 1));
 	/* a SACK acknowledging nothing grows nothing, but the shuffle is
-	 * due one base RTT after the first: + 180
+	 * due one base RTT after the first: + 614
 	 */
-	EXPECT_EQ(180414U, ack(&cc, T0 + BRTT + 1, 0, 0, 0));
+	EXPECT_EQ(181418U, ack(&cc, T0 + BRTT + 1, 0, 0, 0));
 	unit_cc_stop(&cc);
 }
 
@@ -508,16 +506,16 @@ TEST(strack_base_rtt_follows_the_fastest_sample)
 	struct mpdt_cc cc;
 
 	start_pct(&cc, 200);
-	EXPECT_EQ(180180U, ack(&cc, T0, UNIT_US(24), MSS, 1));
-	/* rtt 10 us: base 10 us, delay 0: alpha * 12 us = 4800,
-	 * 4800 * 1200 / 180180 = 31.97
+	EXPECT_EQ(180614U, ack(&cc, T0, UNIT_US(24), MSS, 1));
+	/* rtt 10 us: base 10 us, delay 0: alpha * 12 us = 16383 (16383.996),
+	 * 16383 * 1200 / 180614 = 108.85
 	 */
-	EXPECT_EQ(180211U, unit_cc_ack(&cc, T0 + 1000, UNIT_US(10), MSS, 0,
+	EXPECT_EQ(180722U, unit_cc_ack(&cc, T0 + 1000, UNIT_US(10), MSS, 0,
 				       0));
-	/* rtt 12 us is now a 2 us delay: alpha * 10 us = 4000,
-	 * 4000 * 1200 / 180211 = 26.6
+	/* rtt 12 us is now a 2 us delay: alpha * 10 us = 13653 (13653.33),
+	 * 13653 * 1200 / 180722 = 90.66
 	 */
-	EXPECT_EQ(180237U, unit_cc_ack(&cc, T0 + 2000, UNIT_US(12), MSS, 0,
+	EXPECT_EQ(180812U, unit_cc_ack(&cc, T0 + 2000, UNIT_US(12), MSS, 0,
 				       0));
 	unit_cc_stop(&cc);
 }
@@ -573,22 +571,24 @@ TEST(strack_probe_bytes_do_not_count)
 	unit_cc_stop(&cc);
 }
 
-/* No sample, no adjustment; a window never leaves [MSS, max]. */
+/* No sample, no adjustment; a window never leaves [MSS, max].  Without
+ * eta, which alone would hold a halved window at 2 * 614 bytes.
+ */
 TEST(strack_bounds)
 {
+	struct mpdt_params p = unit_cc_params(100000, 12);
 	struct mpdt_cc cc;
 	u64 now = T0;
 	int i;
 
-	start_pct(&cc, 100);
+	p.strack_eta_pct = 0;
+	unit_cc_start(&cc, &mpdt_cc_strack, &p, MSS);
 	EXPECT_EQ(150000U, unit_cc_ack(&cc, now, 0, MSS, 0, 1));
 	for (i = 0; i < 40; i++) {
 		now += BRTT + 1;
 		ack(&cc, now, UNIT_US(34), MSS, 1);
 	}
-	/* halved (+ 180) 40 times: w / 2 + 180 would settle at 360, the
-	 * MSS floor holds it at 1200
-	 */
+	/* halved 40 times: the MSS floor holds it at 1200 */
 	EXPECT_EQ(1200U, cc.cwnd);
 	for (i = 0; i < 200; i++) {
 		now += BRTT + 1;
