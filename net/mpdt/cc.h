@@ -67,9 +67,10 @@ extern const struct mpdt_cc_ops mpdt_cc_mcc;
 /* The reference network both STrack (Table 1, bdp_sf and delay_sf) and
  * SMaRTT (§3.5, reference_bdp) scale their constants from: 100 Gbit/s
  * with a 12 us base RTT, a BDP of 150000 bytes, and the MTU both papers
- * evaluate with (STrack §4, SMaRTT §4: 4 KiB).  A constant Table 1 counts
- * in MTUs is a share of that BDP: 4 MTU is 10.9% of it whatever packet
- * size a connection uses.
+ * evaluate with (STrack §4, SMaRTT §4: 4 KiB).  An increase the papers
+ * count in MTUs (Table 1's beta, eta and alpha; SMaRTT's eq. 3 and 4) is
+ * a share of that BDP: 4 MTU is 10.9% of it whatever packet size a
+ * connection uses.
  */
 #define MPDT_CC_REF_MBPS	100000ULL
 #define MPDT_CC_REF_RTT_NS	12000ULL

@@ -9,6 +9,8 @@
  * Unless a test says otherwise: 100 Gbit/s, 12 us (the reference BDP,
  * 150000 bytes, so fi = 0.25 and mi = 12 / (18 - 12) = 2 unscaled),
  * trtt 18 us, MSS 1200, window in [1200, 187500], starting at 150000.
+ * The mtu of eq. 3 and 4 is the papers' 4096 bytes whatever the MSS
+ * (cc.h): the increases are the share of the BDP §4 tuned.
  * FastIncrease counts SACKs with an RTT up to 13.2 us.  WTD's alpha is
  * the module's default, 0.016 per packet: after n marked packets the
  * average is 1 - 0.984^n, 0.2398 at 17 and 0.2520 at 18.
@@ -91,12 +93,12 @@ TEST(smartt_fair_and_multiplicative_increase)
 	struct mpdt_cc cc;
 
 	start(&cc);
-	/* rtt 24 > trtt, no ECN: FI 1200 * 1200 * 0.25 / 150000 = 2.4 */
-	EXPECT_EQ(150002U, ack(&cc, T0, UNIT_US(24), MSS, 0));
-	/* rtt 14 <= trtt: MI (18 - 14) / 14 * 1200 / 150002 * 1200 * 2 =
-	 * 5.49 -> 150007, then FI 1440000 * 0.25 / 150007 = 2.39 -> 150009
+	/* rtt 24 > trtt, no ECN: FI 1200 * 4096 * 0.25 / 150000 = 8.19 */
+	EXPECT_EQ(150008U, ack(&cc, T0, UNIT_US(24), MSS, 0));
+	/* rtt 14 <= trtt: MI (18 - 14) / 14 * 1200 / 150008 * 4096 * 2 =
+	 * 18.72 -> 150026, then FI 4915200 * 0.25 / 150026 = 8.19 -> 150034
 	 */
-	EXPECT_EQ(150009U, ack(&cc, T0 + 1000, UNIT_US(14), MSS, 0));
+	EXPECT_EQ(150034U, ack(&cc, T0 + 1000, UNIT_US(14), MSS, 0));
 	unit_cc_stop(&cc);
 }
 
@@ -265,14 +267,14 @@ TEST(smartt_quick_adapt_ignores_the_flight_it_adapted)
 
 	start(&cc);
 	/* rtt 24 > trtt, no ECN: FI only.  Arms end = T0 + 18 us (acked
-	 * restarts at 0); FI 6000 * 1200 * 0.25 / 150000 = 12
+	 * restarts at 0); FI 6000 * 4096 * 0.25 / 150000 = 40.96
 	 */
-	EXPECT_EQ(150012U, unit_cc_ack(&cc, T0, UNIT_US(24), 6000, 60000, 0));
-	/* acked 12000; FI 12000 * 1200 * 0.25 / 150012 = 23.99 */
-	EXPECT_EQ(150035U, unit_cc_ack(&cc, T0 + UNIT_US(5), UNIT_US(24),
+	EXPECT_EQ(150040U, unit_cc_ack(&cc, T0, UNIT_US(24), 6000, 60000, 0));
+	/* acked 12000; FI 12000 * 4096 * 0.25 / 150040 = 81.9 */
+	EXPECT_EQ(150121U, unit_cc_ack(&cc, T0 + UNIT_US(5), UNIT_US(24),
 				       12000, 50000, 0));
 	/* trim: - 1200, QuickAdapt waits for end */
-	EXPECT_EQ(148835U, trim(&cc, T0 + UNIT_US(6)));
+	EXPECT_EQ(148921U, trim(&cc, T0 + UNIT_US(6)));
 	/* at end: acked 12000 + 3000 = 15000, cwnd 0.8 * 15000; the 40000
 	 * bytes in flight after this SACK are to be ignored
 	 */
@@ -284,16 +286,16 @@ TEST(smartt_quick_adapt_ignores_the_flight_it_adapted)
 	/* a trim of one more of them: ignored too (31200 of 40000) */
 	EXPECT_EQ(12000U, trim(&cc, T0 + TRTT + 2000));
 	/* 10000 more resolve the flight (41200): counted again, FI
-	 * 10000 * 1200 * 0.25 / 12000 = 250; the new trtt starts here
+	 * 10000 * 4096 * 0.25 / 12000 = 853.3; the new trtt starts here
 	 * (end T0 + 21 + 18 us) with the 1200 beyond the flight
 	 */
-	EXPECT_EQ(12250U, unit_cc_ack(&cc, T0 + TRTT + 3000, UNIT_US(24),
+	EXPECT_EQ(12853U, unit_cc_ack(&cc, T0 + TRTT + 3000, UNIT_US(24),
 				      10000, 20000, 0));
-	/* acked 3600; FI 2400 * 1200 * 0.25 / 12250 = 58.8 */
-	EXPECT_EQ(12308U, unit_cc_ack(&cc, T0 + 2 * TRTT, UNIT_US(24), 2400,
+	/* acked 3600; FI 2400 * 4096 * 0.25 / 12853 = 191.2 */
+	EXPECT_EQ(13044U, unit_cc_ack(&cc, T0 + 2 * TRTT, UNIT_US(24), 2400,
 				      8000, 0));
 	/* a trim after the flight: - 1200, and QuickAdapt armed */
-	EXPECT_EQ(11108U, trim(&cc, T0 + 2 * TRTT + 1000));
+	EXPECT_EQ(11844U, trim(&cc, T0 + 2 * TRTT + 1000));
 	/* end: 0.8 * (3600 + 4800) */
 	EXPECT_EQ(6720U, unit_cc_ack(&cc, T0 + TRTT + 3000 + TRTT,
 				     UNIT_US(24), 4800, 6000, 0));
@@ -352,12 +354,12 @@ TEST(smartt_spurious_timeout_is_undone)
 	EXPECT_EQ(3200U, timeout(&cc, T0 + 2 * TRTT + 1));
 	undo(&cc);
 	EXPECT_EQ(150000U, cc.cwnd);
-	/* Nothing ignored: FI 6000 * 1200 * 0.25 / 150000 = 12 */
-	EXPECT_EQ(150012U, unit_cc_ack(&cc, T0 + 2 * TRTT + 2, UNIT_US(24),
+	/* Nothing ignored: FI 6000 * 4096 * 0.25 / 150000 = 40.96 */
+	EXPECT_EQ(150040U, unit_cc_ack(&cc, T0 + 2 * TRTT + 2, UNIT_US(24),
 				       6000, 5000, 0));
 	/* A second undo has nothing left to take back. */
 	undo(&cc);
-	EXPECT_EQ(150012U, cc.cwnd);
+	EXPECT_EQ(150040U, cc.cwnd);
 	unit_cc_stop(&cc);
 }
 
@@ -399,9 +401,9 @@ TEST(smartt_fast_increase)
 	/* marked: FastIncrease stops; WTD (0.016) holds the window */
 	EXPECT_EQ(154800U, ack(&cc, T0 + 2000, UNIT_US(12), MSS, 1));
 	/* clean again but the count restarted: MI 6 / 12 * 1200 / 154800 *
-	 * 1200 * 2 = 9.3 -> 154809, FI 1440000 * 0.25 / 154809 = 2.3
+	 * 4096 * 2 = 31.75 -> 154831, FI 4915200 * 0.25 / 154831 = 7.94
 	 */
-	EXPECT_EQ(154811U, ack(&cc, T0 + 3000, UNIT_US(12), MSS, 0));
+	EXPECT_EQ(154838U, ack(&cc, T0 + 3000, UNIT_US(12), MSS, 0));
 	unit_cc_stop(&cc);
 }
 
@@ -431,15 +433,15 @@ TEST(smartt_fast_increase_per_packet_acknowledged)
 	unit_cc_stop(&one);
 	unit_cc_stop(&six);
 
-	/* count passes cwnd inside a SACK: 123 clean packets (147600) are
-	 * MI + FI: MI 6 / 12 * 147600 / 150000 * 1200 * 2 = 1180.8 ->
-	 * 151180, FI 147600 * 1200 * 0.25 / 151180 = 292.9 -> 151472; of
-	 * the next six, the fourth takes count to 152400 > 151472: it and
-	 * the two after it add 2 MTU each
+	/* count passes cwnd inside a SACK: 125 clean packets (150000, not
+	 * past the window) are MI + FI: MI 6 / 12 * 150000 / 150000 * 4096 *
+	 * 2 = 4096 -> 154096, FI 150000 * 4096 * 0.25 / 154096 = 996.8 ->
+	 * 155092; of the next six, the fifth takes count to 156000 > 155092:
+	 * it and the one after it add 2 MSS each
 	 */
 	start(&six);
-	EXPECT_EQ(151472U, ack(&six, T0, UNIT_US(12), 123 * MSS, 0));
-	EXPECT_EQ(158672U, ack(&six, T0 + 100, UNIT_US(12), 6 * MSS, 0));
+	EXPECT_EQ(155092U, ack(&six, T0, UNIT_US(12), 125 * MSS, 0));
+	EXPECT_EQ(159892U, ack(&six, T0 + 100, UNIT_US(12), 6 * MSS, 0));
 	unit_cc_stop(&six);
 }
 
