@@ -42,6 +42,8 @@ FUZZ_CFLAGS := -g -O1 -Wall -Wextra -Werror -Wno-unused-parameter \
 # Seconds per target: `make fuzz` (long runs) and `make check` (the floor).
 FUZZ_SECONDS ?= 600
 FUZZ_CHECK_SECONDS ?= 60
+# Parallel jobs of `make check`'s build and of its unit and fuzz runs.
+JOBS       ?= $(shell nproc)
 
 DEPS_PKGS  := linux-image-amd64 linux-headers-amd64 linux-source-6.1 \
 		qemu-system-x86 busybox-static iproute2 ethtool iperf3 \
@@ -185,9 +187,9 @@ deps:
 # Every test: unit tests, fuzz targets (FUZZ_CHECK_SECONDS each), then all
 # kselftests in one VM boot.
 check: deps
-	$(MAKE) all $(UNIT_BINS) $(FUZZ_BINS)
+	$(MAKE) -j$(JOBS) all $(UNIT_BINS) $(FUZZ_BINS)
 	MPDT_VM_KVER=$(KVER) MPDT_FUZZ_SECONDS=$(FUZZ_CHECK_SECONDS) \
-		tools/testing/check.sh
+		MPDT_JOBS=$(JOBS) tools/testing/check.sh
 
 # The demo: two network namespaces exchange messages in a VM.
 run demo: deps

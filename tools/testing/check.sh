@@ -29,6 +29,8 @@
 #   MPDT_KSFT_TIMEOUT  override every kselftest's own timeout (seconds)
 #   MPDT_VM_TIMEOUT    seconds for the whole VM run (default 2100 = 35 min)
 #   MPDT_VM_OPTS       extra run.sh options, e.g. "-m 4096 -c 2"
+#   MPDT_JOBS          unit test binaries and fuzz targets run at once
+#                      (default: the number of CPUs)
 
 set -euo pipefail
 
@@ -60,6 +62,10 @@ FUZZ_SECONDS=${MPDT_FUZZ_SECONDS:-60}
 TESTS_FILE=${MPDT_TESTS_FILE:-selftests/net/TESTS}
 VM_TIMEOUT=${MPDT_VM_TIMEOUT:-2100}
 read -r -a VM_OPTS <<<"${MPDT_VM_OPTS:-}"
+JOBS=${MPDT_JOBS:-$(nproc)}
+# Output of the unit tests and fuzz targets run in parallel.
+PAR_DIR=$(mktemp -d)
+trap 'rm -rf "$PAR_DIR"' EXIT
 
 # Host checks: whole-tree checks that need no VM, "NAME:COMMAND", one test
 # each.
@@ -89,16 +95,39 @@ fail_one() {
 	failed_names+=("$1")
 }
 
-# run_unit BIN: run one kselftest_harness binary, add up its Totals line.
-run_unit() {
-	local bin=$1 name log rc=0 totals
+# in_parallel CMD ITEM...: run "CMD ITEM" for every ITEM, at most $JOBS at
+# once, in the background of the calling shell.  The caller waits.
+in_parallel() {
+	local cmd=$1 item
+	shift
+	for item in "$@"; do
+		while (($(jobs -rp | wc -l) >= JOBS)); do
+			wait -n || true
+		done
+		"$cmd" "$item" &
+	done
+}
+
+# unit_start BIN: run one unit test binary, its output into
+# $PAR_DIR/NAME.log and its exit code into $PAR_DIR/NAME.rc.
+unit_start() {
+	local bin=$1 out rc=0
+	out=$PAR_DIR/$(basename "$bin")
+	timeout -k 5 "$UNIT_TIMEOUT" "$bin" </dev/null >"$out.log" 2>&1 || rc=$?
+	echo "$rc" >"$out.rc"
+}
+
+# unit_verdict BIN: print what unit_start left of BIN, add up its Totals
+# line.
+unit_verdict() {
+	local bin=$1 name log rc totals
 	local -i p f xf xp s e
 	name=$(basename "$bin")
-	log=$(mktemp)
+	log=$PAR_DIR/$name.log
+	rc=$(cat "$PAR_DIR/$name.rc")
 	echo "## unit: $name"
-	timeout -k 5 "$UNIT_TIMEOUT" "$bin" </dev/null 2>&1 | tee "$log" || rc=${PIPESTATUS[0]}
+	cat "$log"
 	totals=$(tr -d '\r' <"$log" | grep -E '^# Totals: ' | tail -n1) || true
-	rm -f "$log"
 
 	local re='pass:([0-9]+) fail:([0-9]+) xfail:([0-9]+) xpass:([0-9]+) skip:([0-9]+) error:([0-9]+)'
 	if [[ $totals =~ $re ]]; then
@@ -127,17 +156,23 @@ run_unit() {
 }
 
 run_unit_tests() {
-	local bin n=0
+	local bin bins=()
 	if [[ ! -d $UNIT_DIR ]]; then
 		say "no $UNIT_DIR/: 0 unit test binaries (run make first?)"
 		return
 	fi
 	for bin in "$UNIT_DIR"/*; do
-		[[ -f $bin && -x $bin ]] || continue
-		run_unit "$bin"
-		n=$((n + 1))
+		[[ -f $bin && -x $bin ]] && bins+=("$bin")
 	done
-	[[ $n -gt 0 ]] || say "no executables in $UNIT_DIR/: 0 unit test binaries"
+	if ((${#bins[@]} == 0)); then
+		say "no executables in $UNIT_DIR/: 0 unit test binaries"
+		return
+	fi
+	in_parallel unit_start "${bins[@]}"
+	wait
+	for bin in "${bins[@]}"; do
+		unit_verdict "$bin"
+	done
 }
 
 run_host_checks() {
@@ -155,25 +190,34 @@ run_host_checks() {
 	done
 }
 
-# run_fuzz BIN: one libFuzzer target for FUZZ_SECONDS, one test. Corpus in
+# fuzz_start BIN: one libFuzzer target for FUZZ_SECONDS. Corpus in
 # build/fuzz/corpus/NAME (seeded from selftests/fuzz/corpus/NAME), a crash's
-# input in build/fuzz-crashes/.
-run_fuzz() {
-	local bin=$1 name log rc=0 start ms stats
-	local corpus seeds=() crash
+# input in build/fuzz-crashes/, its log in build/fuzz/NAME.log, its exit
+# code and wall time (ms) in $PAR_DIR/NAME.rc.
+fuzz_start() {
+	local bin=$1 name rc=0 start corpus seeds=()
 	name=$(basename "$bin")
 	name=${name#fuzz_}
 	corpus=build/fuzz/corpus/$name
 	mkdir -p "$corpus" build/fuzz-crashes
 	[[ ! -d selftests/fuzz/corpus/$name ]] || seeds=("selftests/fuzz/corpus/$name")
-	log=build/fuzz/$name.log
-	echo "## fuzz: $name (${FUZZ_SECONDS} s)"
 	start=$(date +%s%N)
 	timeout -k 10 $((FUZZ_SECONDS + 300)) "$bin" \
 		-max_total_time="$FUZZ_SECONDS" -timeout=30 -rss_limit_mb=2048 \
 		-print_final_stats=1 -artifact_prefix="build/fuzz-crashes/$name-" \
-		"$corpus" "${seeds[@]}" </dev/null >"$log" 2>&1 || rc=$?
-	ms=$((($(date +%s%N) - start) / 1000000))
+		"$corpus" "${seeds[@]}" </dev/null >"build/fuzz/$name.log" 2>&1 || rc=$?
+	echo "$rc $((($(date +%s%N) - start) / 1000000))" >"$PAR_DIR/$name.rc"
+}
+
+# fuzz_verdict BIN: one test, passed if fuzz_start's run of BIN lasted
+# FUZZ_SECONDS without a crash.
+fuzz_verdict() {
+	local bin=$1 name log rc ms stats crash
+	name=$(basename "$bin")
+	name=${name#fuzz_}
+	log=build/fuzz/$name.log
+	read -r rc ms <"$PAR_DIR/$name.rc"
+	echo "## fuzz: $name (${FUZZ_SECONDS} s)"
 	# The last status line: "#N DONE cov: C ft: F corp: K/S ... exec/s: E".
 	stats=$(grep -E '^#[0-9]+.*cov: ' "$log" | tail -n1 | sed -E 's/^#([0-9]+)[[:space:]]+[A-Z]+[[:space:]]+/\1 execs, /') || true
 	echo "# fuzz: $name: ${stats:-no status line} in $((ms / 1000)) s"
@@ -194,7 +238,7 @@ run_fuzz() {
 }
 
 run_fuzz_targets() {
-	local bin n=0
+	local bin bins=()
 	if [[ $FUZZ_SECONDS == 0 ]]; then
 		say "MPDT_FUZZ_SECONDS=0: fuzz targets skipped"
 		return
@@ -204,11 +248,18 @@ run_fuzz_targets() {
 		return
 	fi
 	for bin in "$FUZZ_DIR"/fuzz_*; do
-		[[ -f $bin && -x $bin ]] || continue
-		run_fuzz "$bin"
-		n=$((n + 1))
+		[[ -f $bin && -x $bin ]] && bins+=("$bin")
 	done
-	[[ $n -gt 0 ]] || say "no fuzz_* executables in $FUZZ_DIR/: 0 fuzz targets"
+	if ((${#bins[@]} == 0)); then
+		say "no fuzz_* executables in $FUZZ_DIR/: 0 fuzz targets"
+		return
+	fi
+	say "${#bins[@]} fuzz targets, $JOBS at a time, ${FUZZ_SECONDS} s each"
+	in_parallel fuzz_start "${bins[@]}"
+	wait
+	for bin in "${bins[@]}"; do
+		fuzz_verdict "$bin"
+	done
 }
 
 # Count the TAP result lines of guest-kselftests.sh in LOG. Only top-level
