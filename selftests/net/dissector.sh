@@ -37,7 +37,7 @@ bg ip netns exec "$NS_B" tcpdump -i "$VETH_B" -U -n -s 0 -w "$PCAP" \
 DUMP_PID=$BG_PID
 for ((i = 0; i < 100; i++)); do
 	grep -q 'listening on' "$WORKDIR/tcpdump.err" && break
-	sleep 0.1
+	nap 0.1
 done
 grep -q 'listening on' "$WORKDIR/tcpdump.err" || fail "tcpdump did not start"
 

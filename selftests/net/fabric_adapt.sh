@@ -93,27 +93,30 @@ check_verified() {
 	FLOW_SECS=$(jv SEND_RES seconds)
 }
 
-# calc EXPR: a Python expression over numbers, printed.
-calc() { python3 -c "print($1)"; }
+# calc EXPR: an awk expression over numbers, printed to 3 decimals.
+calc() { awk "BEGIN { printf \"%.3f\\n\", $1 }"; }
 
-# The packets leaf 1 put on each uplink: sent, or dropped by its queue.
+# The packets leaf 1 put on each uplink: sent, or dropped by its queue
+# (the first "sent_pkts" and "drops" of each line are its top-level ones).
 uplinks() {
-	local s
+	local s q sent out=
 	for ((s = 1; s <= SPINES; s++)); do
-		fabric_queue_stats "$(fabric_leaf 1)" "s$s" |
-			python3 -c 'import json, sys
-q = json.load(sys.stdin)
-print(q["sent_pkts"] + q["drops"])'
-	done | tr '\n' ' '
+		q=$(fabric_queue_stats "$(fabric_leaf 1)" "s$s") || fail "no stats of s$s"
+		[[ $q =~ \"sent_pkts\":[[:space:]]*([0-9]+) ]] || fail "no sent_pkts: $q"
+		sent=${BASH_REMATCH[1]}
+		[[ $q =~ \"drops\":[[:space:]]*([0-9]+) ]] || fail "no drops: $q"
+		out+="$((sent + BASH_REMATCH[1])) "
+	done
+	echo "$out"
 }
 
 # avoid LB: both hosts of leaf 1 send at once; SLOW_SHARE[LB] = percent of
 # leaf 1's uplink packets on the slow link, SECS[LB] = the slower flow.
 declare -A SLOW_SHARE SECS
 avoid() {
-	local lb=$1 before after pids=() i rc secs=0
+	local lb=$1 before after pids=() i rc secs=0 d=() sum=0
 	use_lb "$lb"
-	before=$(uplinks)
+	read -r -a before <<<"$(uplinks)"
 	for i in 1 2; do
 		send_verified "$i" "$MSGS" "$MSG_BYTES"
 		pids[i]=$SEND_PID
@@ -122,20 +125,17 @@ avoid() {
 		rc=0
 		bg_wait "${pids[i]}" || rc=$?
 		check_verified "$lb" "$i" "$MSGS" "$rc"
-		secs=$(calc "max($secs, $FLOW_SECS)")
+		secs=$(calc "($secs > $FLOW_SECS) ? $secs : $FLOW_SECS")
 	done
-	after=$(uplinks)
-	SLOW_SHARE[$lb]=$(python3 -c 'import sys
-b = [int(x) for x in sys.argv[1].split()]
-a = [int(x) for x in sys.argv[2].split()]
-d = [y - x for x, y in zip(b, a)]
-print("%.1f" % (100.0 * d[int(sys.argv[3]) - 1] / max(1, sum(d))))' \
-		"$before" "$after" "$SLOW")
+	read -r -a after <<<"$(uplinks)"
+	for i in "${!after[@]}"; do
+		d[i]=$((after[i] - before[i]))
+		sum=$((sum + d[i]))
+	done
+	SLOW_SHARE[$lb]=$(awk -v n="${d[SLOW - 1]}" -v s="$sum" \
+		'BEGIN { printf "%.1f\n", 100 * n / (s > 1 ? s : 1) }')
 	SECS[$lb]=$secs
-	log "$lb: uplinks $(python3 -c 'import sys
-print(" ".join(str(int(y) - int(x)) for x, y in
-               zip(sys.argv[1].split(), sys.argv[2].split())))' \
-		"$before" "$after"); slow link share ${SLOW_SHARE[$lb]}%, done in ${secs} s"
+	log "$lb: uplinks ${d[*]}; slow link share ${SLOW_SHARE[$lb]}%, done in ${secs} s"
 }
 
 # failure LB: one flow, the slow link blackholed one second in;
@@ -145,7 +145,7 @@ failure() {
 	local lb=$1 rc=0
 	use_lb "$lb"
 	send_verified 1 "$FAIL_MSGS" "$FAIL_BYTES"
-	sleep 1
+	nap 1
 	fabric_blackhole 1 "$SLOW" >/dev/null || fail "cannot blackhole"
 	bg_wait "$SEND_PID" || rc=$?
 	LOST[$lb]=$(fabric_blackhole_drops 1 "$SLOW" up)
@@ -176,11 +176,12 @@ done
 # oblivious puts one packet per EV per round on each path: a quarter of
 # its packets on the slow link (counted on leaf 1's uplinks, by packet).
 measure avoid_oblivious_slow_share_off_25 \
-	"$(calc "round(abs(${SLOW_SHARE[oblivious]} - 25), 1)")" '<=' 2
+	"$(awk -v s="${SLOW_SHARE[oblivious]}" \
+		'BEGIN { d = s - 25; printf "%.1f\n", d < 0 ? -d : d }')" '<=' 2
 assert_gt "oblivious: packets lost into the dead link" 0 "${LOST[oblivious]}"
 for lb in $ADAPTIVE $REPORTED; do
 	measure "avoid_${lb}_secs_over_oblivious" \
-		"$(calc "round(${SECS[$lb]} / ${SECS[oblivious]}, 3)")"
+		"$(calc "${SECS[$lb]} / ${SECS[oblivious]}")"
 done
 for lb in $ADAPTIVE; do
 	# Measured over 11 runs (Documentation/testing.rst, "Determinism"):
@@ -190,8 +191,8 @@ for lb in $ADAPTIVE; do
 	# dead link 0.06-0.29 x oblivious's: asserted < 0.75 (margin 2.3x
 	# the spread or more).
 	measure "avoid_${lb}_share_over_oblivious" \
-		"$(calc "round(${SLOW_SHARE[$lb]} / ${SLOW_SHARE[oblivious]}, 3)")"
+		"$(calc "${SLOW_SHARE[$lb]} / ${SLOW_SHARE[oblivious]}")"
 	measure "failure_${lb}_lost_over_oblivious" \
-		"$(calc "round(${LOST[$lb]} / ${LOST[oblivious]}, 3)")" '<' 0.75
+		"$(calc "${LOST[$lb]} / ${LOST[oblivious]}")" '<' 0.75
 done
 pass

@@ -71,10 +71,12 @@ workload() {
 # The workload's goodput (Mbit/s), Jain's index of the flows' steady
 # rates and the slowest over the mean (tools/perf/steady.py).
 rates() {
-	python3 "$REPO_ROOT/tools/perf/steady.py" "$RES" | python3 -c '
-import json, sys
-s = json.load(sys.stdin)
-print(s["goodput_mbit"], s["jain"], s["min_over_mean"])'
+	# shellcheck disable=SC2034 # filled by json_load, by name
+	local -A steady
+	python3 "$REPO_ROOT/tools/perf/steady.py" "$RES" >"$RES.steady" ||
+		fail "steady.py failed on $RES"
+	json_load steady "$RES.steady" || fail "no JSON from steady.py: $(<"$RES.steady")"
+	echo "$(jv steady goodput_mbit) $(jv steady jain) $(jv steady min_over_mean)"
 }
 
 incast() {
@@ -100,7 +102,7 @@ incast() {
 
 # pct PART WHOLE: 100 * PART / WHOLE, one decimal.
 pct() {
-	python3 -c "print(round(100 * $1 / $2, 1))"
+	awk -v p="$1" -v w="$2" 'BEGIN { printf "%.1f\n", 100 * p / w }'
 }
 
 oversub() {

@@ -78,7 +78,7 @@ wait_files() {
 	for f in "$@"; do
 		for ((i = 0; i < 600; i++)); do
 			[[ -e $f ]] && break
-			sleep 0.1
+			nap 0.1
 		done
 		[[ -e $f ]] || fail "$what: $f never appeared"
 	done
@@ -345,7 +345,7 @@ round() {
 				log "round $rnd: senders still running after $SLOW_ROUND s"
 				on_hosts "$dir" slow "$CLI" conn show || true
 			fi
-			sleep 0.5
+			nap 0.5
 		done
 	done
 	all_in=1
@@ -366,7 +366,7 @@ round() {
 			[[ $line == *'"received": 1,'* ]] || break
 		done
 		((k == NHOSTS)) && break
-		sleep 0.1
+		nap 0.1
 	done
 	((i < 20)) || all_in=0
 	((all_in)) || on_hosts "$dir" conns "$CLI" conn show || true

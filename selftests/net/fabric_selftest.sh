@@ -200,14 +200,14 @@ sink_start() {
 	local i
 	for ((i = 0; i < 100; i++)); do
 		[[ -e $SINK_OUT.ready ]] && return 0
-		sleep 0.1
+		nap 0.1
 	done
 	fail "the UDP sink in $1 did not start"
 }
 
 # sink_stop: stop the sink, print how many datagrams it got.
 sink_stop() {
-	sleep 0.3
+	nap 0.3
 	kill -TERM "$SINK_PID" 2>/dev/null || true
 	wait "$SINK_PID" 2>/dev/null || true
 	sed -n 's/.*"received": \([0-9]*\).*/\1/p' "$SINK_OUT"
@@ -235,7 +235,7 @@ wait_uplinks() {
 			((now[s - 1] - b0[s - 1] >= n)) || ok=0
 		done
 		((ok)) && return 0
-		sleep 0.1
+		nap 0.1
 	done
 	return 1
 }
@@ -304,7 +304,7 @@ iperf_server() {
 	bg ip netns exec "$(fabric_ns "$1")" iperf3 -s -1 -p "$2" >/dev/null 2>&1
 	for ((i = 0; i < 100; i++)); do
 		fabric_exec "$1" ss -Hltn "sport = :$2" 2>/dev/null | grep -q . && return 0
-		sleep 0.1
+		nap 0.1
 	done
 	fail "iperf3 server in $1 did not start"
 }

@@ -120,7 +120,7 @@ sniff_start() {
 	for ((i = 0; i < 200; i++)); do
 		[[ -e $ready ]] && return 0
 		kill -0 "$SNIFF_PID" 2>/dev/null || break
-		sleep 0.1
+		nap 0.1
 	done
 	fail "the sniffer did not start: $(cat "$WORKDIR/sniff.out")"
 }
@@ -202,7 +202,7 @@ incast() {
 		rpids[i]=$BG_PID
 		for ((j = 0; j < 300; j++)); do
 			[[ -e $ready ]] && break
-			sleep 0.1
+			nap 0.1
 		done
 		[[ -e $ready ]] || fail "$label: receiver $i did not come up: $(cat "$WORKDIR/$label.recv$i")"
 	done
@@ -219,7 +219,7 @@ incast() {
 	for i in $SENDERS; do
 		for ((j = 0; j < 300; j++)); do
 			[[ -e $go.$i ]] && break
-			sleep 0.1
+			nap 0.1
 		done
 		[[ -e $go.$i ]] || fail "$label: sender $i did not start"
 	done
@@ -248,7 +248,7 @@ incast() {
 	# every forward packet is received or dropped.
 	local k hq0=$host_drops
 	for ((k = 1; k <= 10; k++)); do
-		sleep 1
+		nap 1
 		after=$(fabric_port_counters)
 		port_delta "$before" "$after"
 		snap "$RECV_NS" R1
@@ -345,13 +345,13 @@ for i in 1 2; do
 done
 for ((j = 0; j < 300; j++)); do
 	[[ -e $WORKDIR/blast.1 && -e $WORKDIR/blast.2 ]] && break
-	sleep 0.1
+	nap 0.1
 done
 touch "$WORKDIR/go"
 for p in "${bpids[@]}"; do
 	bg_wait "$p" || fail "UDP blaster failed: $(cat "$WORKDIR"/blast*.out)"
 done
-sleep 1.5 # the queues drain (800 datagrams at 10 Mbit/s: 1 s)
+nap 1.5 # the queues drain (800 datagrams at 10 Mbit/s: 1 s)
 port_delta "$before" "$(fabric_port_counters)"
 log "other UDP: ports trims/drops $PORT_LOG"
 # Where the blast overflows depends on the hash (the receiver's port, or

@@ -45,7 +45,7 @@ FUZZ_PID=$BG_PID
 # guest, it cannot be over before the fuzzer saw it.
 for ((i = 0; i < 600; i++)); do
 	[[ -e $WORKDIR/fuzz.ready ]] && break
-	sleep 0.1
+	nap 0.1
 done
 [[ -e $WORKDIR/fuzz.ready ]] || fail "the fuzzer did not start within 60 s"
 log "fuzzer started (seed $MPDT_SEED, $K packets per class)"

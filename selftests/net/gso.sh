@@ -34,17 +34,20 @@ skbs() {
 	ip -n "$1" -s link show dev "$2" | awk '/TX:/ { getline; print $2; exit }'
 }
 
-# transfers LABEL DST: the edge sizes (3 messages each), then 20 messages
-# up to the largest; sets PKTS (DATA and PROBE packets sent), SKBS (skbs
-# the sender's veth sent) and GSO (bursts sent) over all of them.
+# The sizes at the edges: one byte, a packet's payload and a burst of 16
+# (+-1 each), the largest message.
+EDGES=1,1399,1400,1401,22399,22400,22401,$MAX
+
+# transfers LABEL DST: the edge sizes (3 messages each, in turn, in one
+# transfer), then 20 messages up to the largest; sets PKTS (DATA and PROBE
+# packets sent), SKBS (skbs the sender's veth sent) and GSO (bursts sent)
+# over all of them.
 transfers() {
-	local label=$1 dst=$2 n s0 d0 g0
+	local label=$1 dst=$2 s0 d0 g0
 	s0=$(skbs "$NS_A" "$VETH_A")
 	d0=$(($(stat_get "$NS_A" tx_data) + $(stat_get "$NS_A" tx_probe)))
 	g0=$(stat_get "$NS_A" tx_gso)
-	for n in 1 1399 1400 1401 22399 22400 22401 $MAX; do
-		run_transfer "$label-$n" 3 "$n" "$n" 120 $((port++)) "$dst"
-	done
+	run_transfer "$label-edges" 24 1 $MAX 240 $((port++)) "$dst" -S "$EDGES"
 	run_transfer "$label-mixed" 20 1 $MAX 240 $((port++)) "$dst"
 	SKBS=$(($(skbs "$NS_A" "$VETH_A") - s0))
 	PKTS=$(($(stat_get "$NS_A" tx_data) + $(stat_get "$NS_A" tx_probe) - d0))

@@ -130,7 +130,7 @@ teardown_check() {
 	netns_del "$NS_B"
 	# The kernel says so after 10 s of waiting.
 	for ((i = 0; i < 20; i++)); do
-		sleep 1
+		nap 1
 		now=$(dmesg | grep -c 'unregister_netdevice: waiting for' || true)
 		if ((now > before)); then
 			_MOD_LOADED=0

@@ -58,7 +58,7 @@ c_to_py() {
 	local rpid=$BG_PID
 	for ((i = 0; i < 300; i++)); do
 		[[ -e $WORKDIR/py_ready ]] && break
-		sleep 0.1
+		nap 0.1
 	done
 	[[ -e $WORKDIR/py_ready ]] || { cat "$WORKDIR/py_recv.out"; fail "python receiver not ready"; }
 	t0=$(now_us)
@@ -85,7 +85,7 @@ echo_both_ways() {
 	local epid=$BG_PID
 	for ((i = 0; i < 300; i++)); do
 		[[ -e $WORKDIR/echo_ready ]] && break
-		sleep 0.1
+		nap 0.1
 	done
 	ip netns exec "$NS_A" python3 "$PEER" echo-client --peer "$ADDR_B" --port 7303 \
 		--count "$n" --seed "$MPDT_SEED" --min 1 --max "$MAX" --window 8 --timeout 120 \

@@ -70,8 +70,19 @@ elapsed() {
 	secs_since "$_T0_US"
 }
 
+# log MSG...: MSG with the seconds since the test started (no fork: under
+# TCG a log line per assertion adds up).
 log() {
-	printf '[%6ss] %s\n' "$(elapsed)" "$*"
+	local t=${EPOCHREALTIME/[.,]/}
+	local -i d=$((t - _T0_US))
+	printf '[%4d.%ds] %s\n' $((d / 1000000)) $((d % 1000000 / 100000)) "$*"
+}
+
+# nap SECONDS: sleep without a fork: read(1) with a timeout on a pipe
+# that nobody writes.  Under TCG, sleep(1) itself costs ~0.1 s.
+exec {_NAP_FD}<> <(:)
+nap() {
+	read -rt "$1" -u "$_NAP_FD" _ || true
 }
 
 fail() {
@@ -190,7 +201,7 @@ _netns_kill_all() {
 	[[ -n $pids ]] || return 0
 	# shellcheck disable=SC2086
 	kill -KILL $pids 2>/dev/null
-	sleep 0.2
+	nap 0.2
 }
 
 # bg CMD...: start CMD in the background; its pid is in $BG_PID.  The cleanup
@@ -216,7 +227,7 @@ wait_for_pid() {
 	deadline=$(($(now_us) + $2 * 1000000))
 	while kill -0 "$pid" 2>/dev/null; do
 		(($(now_us) < deadline)) || return 1
-		sleep 0.1
+		nap 0.1
 	done
 	WAIT_RC=0
 	wait "$pid" || WAIT_RC=$?
@@ -236,7 +247,7 @@ _rmmod_retry() {
 	for ((i = 0; i < tries * 4; i++)); do
 		mod_loaded || return 0
 		rmmod "$MPDT_MOD" 2>/dev/null && return 0
-		sleep 0.25
+		nap 0.25
 	done
 	! mod_loaded
 }
@@ -407,35 +418,116 @@ stats_show_nonzero() {
 # JSON (mpdt_msg prints one JSON object per line)
 # ---------------------------------------------------------------------------
 
+# The JSON helpers' locals start with _j: a caller's array, passed by
+# name, must not be shadowed by one of them.
+
+# _json_skip_ws VAR: strip leading white space from the string in VAR.
+_json_skip_ws() {
+	local -n _jws=$1
+	_jws=${_jws#"${_jws%%[![:space:]]*}"}
+}
+
+# _json_nested VAR: if VAR starts with a JSON array or object, set
+# _JSON_VAL to its text and drop it from VAR; returns 1 if it is not
+# closed.  Brackets inside strings do not count.
+_json_nested() {
+	local -n _jns=$1
+	local -i _ji _jdepth=0 _jin_str=0
+	local _jc
+	for ((_ji = 0; _ji < ${#_jns}; _ji++)); do
+		_jc=${_jns:_ji:1}
+		if ((_jin_str)); then
+			case $_jc in
+			\\) _ji+=1 ;;
+			\") _jin_str=0 ;;
+			esac
+			continue
+		fi
+		case $_jc in
+		\") _jin_str=1 ;;
+		'[' | '{') _jdepth=$((_jdepth + 1)) ;;
+		']' | '}')
+			_jdepth=$((_jdepth - 1))
+			if ((_jdepth == 0)); then
+				_JSON_VAL=${_jns:0:_ji+1}
+				_jns=${_jns:_ji+1}
+				return 0
+			fi ;;
+		esac
+	done
+	return 1
+}
+
+# _json_object LINE VAR: parse LINE, one JSON object, into the associative
+# array VAR: key -> value, strings unquoted (\" and \\ unescaped), other
+# values as their JSON text.  Returns 1, VAR partly filled, if LINE is not
+# one whole object.  Pure bash: under TCG a python3 costs ~0.6 s.
+_json_object() {
+	local _js=$1 _jkey
+	local -n _jo=$2
+	local _jre_str='^"(([^"\\]|\\.)*)"'
+	local _jre_lit='^(-?[0-9][-+.0-9eE]*|true|false|null)'
+	_jo=()
+	_json_skip_ws _js
+	[[ $_js == "{"* ]] || return 1
+	_js=${_js:1}
+	_json_skip_ws _js
+	if [[ $_js == "}"* ]]; then
+		_js=${_js:1}
+		_json_skip_ws _js
+		[[ -z $_js ]]
+		return
+	fi
+	while :; do
+		[[ $_js =~ $_jre_str ]] || return 1
+		_jkey=${BASH_REMATCH[1]}
+		_js=${_js:${#BASH_REMATCH[0]}}
+		_json_skip_ws _js
+		[[ $_js == ":"* ]] || return 1
+		_js=${_js:1}
+		_json_skip_ws _js
+		if [[ $_js =~ $_jre_str ]]; then
+			_JSON_VAL=${BASH_REMATCH[1]//\\\"/\"}
+			_JSON_VAL=${_JSON_VAL//\\\\/\\}
+			_js=${_js:${#BASH_REMATCH[0]}}
+		elif [[ $_js =~ $_jre_lit ]]; then
+			_JSON_VAL=${BASH_REMATCH[1]}
+			_js=${_js:${#BASH_REMATCH[0]}}
+		else
+			_json_nested _js || return 1
+		fi
+		_jo[$_jkey]=$_JSON_VAL
+		_json_skip_ws _js
+		case $_js in
+		,*) _js=${_js:1}; _json_skip_ws _js ;;
+		"}"*) _js=${_js:1}; _json_skip_ws _js; [[ -z $_js ]]; return ;;
+		*) return 1 ;;
+		esac
+	done
+}
+
 # json_load VAR FILE [N]: parse the Nth line (1-based; default: the last)
-# of FILE that is a JSON object (python3) into the associative array VAR,
-# key -> value (nested values as JSON text, booleans/null as in JSON).
-# Returns 1, VAR empty, if there is no such line.
+# of FILE that is a JSON object into the associative array VAR, key ->
+# value (see _json_object).  Returns 1, VAR empty, if there is no such
+# line.
 json_load() {
 	_ensure_assoc "$1"
 	local -n _json_arr=$1
-	local k v
+	local -a _jlines=()
+	local _jline _jn=${3:-0}
+	local -A _jone
 	_json_arr=()
-	while IFS=$'\t' read -r k v; do
-		_json_arr[$k]=$v
-	done < <(python3 -c '
-import json, sys
-objs = []
-for line in open(sys.argv[1], errors="replace"):
-    line = line.strip()
-    if line.startswith("{"):
-        try:
-            objs.append(json.loads(line))
-        except ValueError:
-            pass
-n = int(sys.argv[2])
-last = objs[n - 1] if 0 < n <= len(objs) else objs[-1] if objs and n == 0 else None
-for k, v in (last or {}).items():
-    if isinstance(v, (dict, list, bool)) or v is None:
-        v = json.dumps(v)
-    print("%s\t%s" % (k, v))
-' "$2" "${3:-0}")
-	((${#_json_arr[@]} > 0))
+	[[ -r $2 ]] || return 1
+	while IFS= read -r _jline || [[ -n $_jline ]]; do
+		_json_skip_ws _jline
+		[[ $_jline == "{"* ]] || continue
+		_json_object "$_jline" _jone && _jlines+=("$_jline")
+	done <"$2"
+	if ((_jn == 0 && ${#_jlines[@]} > 0)); then
+		_jn=${#_jlines[@]}
+	fi
+	((_jn > 0 && _jn <= ${#_jlines[@]})) || return 1
+	_json_object "${_jlines[_jn - 1]}" "$1"
 }
 
 # jv VAR KEY: one value of a json_load'ed object; fails if absent.
@@ -513,7 +605,7 @@ wait_tunnel() {
 		if ip netns exec "$ns" ss -Hlun "sport = :$MPDT_UDP_PORT" 2>/dev/null | grep -q .; then
 			return 0
 		fi
-		sleep 0.1
+		nap 0.1
 	done
 	fail "no MPDT UDP socket on port $MPDT_UDP_PORT in $ns after $secs s"
 }
@@ -541,7 +633,7 @@ start_receiver() {
 	for ((i = 0; i < 300; i++)); do
 		[[ -e $ready ]] && return 0
 		kill -0 "$RECV_PID" 2>/dev/null || break
-		sleep 0.1
+		nap 0.1
 	done
 	cat "$out" >&2
 	fail "receiver on $ns port $port did not come up"
@@ -549,29 +641,31 @@ start_receiver() {
 
 declare -gA SEND_RES RECV_RES
 
-# run_transfer LABEL COUNT MIN MAX TIMEOUT [PORT [DST]]: send COUNT messages
-# of log-uniform sizes in [MIN, MAX] from $NS_A to $NS_B (to DST, default
-# $ADDR_B; an IPv6 one makes both ends IPv6) and check that every
-# one arrived exactly once with the right content.  Leaves the JSON
-# results in the arrays SEND_RES and RECV_RES (see jv) and the wall time in
-# $XFER_SECS.
+# run_transfer LABEL COUNT MIN MAX TIMEOUT [PORT [DST [ARG...]]]: send
+# COUNT messages of log-uniform sizes in [MIN, MAX] from $NS_A to $NS_B (to
+# DST, default $ADDR_B; an IPv6 one makes both ends IPv6) and check that
+# every one arrived exactly once with the right content.  ARGs go to both
+# ends' mpdt_msg (e.g. -S SIZES).  Leaves the JSON results in the arrays
+# SEND_RES and RECV_RES (see jv) and the wall time in $XFER_SECS.
 run_transfer() {
 	local label=$1 count=$2 min=$3 max=$4 tmo=$5 port=${6:-7000}
-	local dst=${7:-$ADDR_B} v6=()
+	local dst=${7:-$ADDR_B} args=("${@:8}")
 	local rout=$WORKDIR/recv.$label.out sout=$WORKDIR/send.$label.out
 	local t0 src=0 rrc=0 bytes
-	[[ $dst == *:* ]] && v6=(-6)
-	log "$label: $count messages of $min..$max B, seed $MPDT_SEED, port $port"
+	local -i dt kbit
+	[[ $dst == *:* ]] && args+=(-6)
+	log "$label: $count messages of $min..$max B${8:+ (${*:8})}, seed $MPDT_SEED, port $port"
 	start_receiver "$NS_B" "$port" "$count" "$min" "$max" "$tmo" "$rout" \
-		"$MPDT_SEED" "${v6[@]}"
+		"$MPDT_SEED" "${args[@]}"
 	t0=$(now_us)
 	ip netns exec "$NS_A" "$(mpdt_msg_bin)" send -a "$dst" -p "$port" \
 		-n "$count" -m "$min" -M "$max" -s "$MPDT_SEED" -t "$tmo" \
-		>"$sout" 2>&1 || src=$?
+		"${args[@]}" >"$sout" 2>&1 || src=$?
 	wait "$RECV_PID" || rrc=$?
-	XFER_SECS=$(secs_since "$t0")
-	log "$label: sender (exit $src): $(cat "$sout")"
-	log "$label: receiver (exit $rrc): $(cat "$rout")"
+	dt=$(($(now_us) - t0))
+	XFER_SECS=$((dt / 1000000)).$((dt % 1000000 / 100000))
+	log "$label: sender (exit $src): $(<"$sout")"
+	log "$label: receiver (exit $rrc): $(<"$rout")"
 	[[ $src == 0 ]] || fail "$label: sender failed (exit $src)"
 	[[ $rrc == 0 ]] || fail "$label: receiver failed (exit $rrc)"
 	json_load SEND_RES "$sout" || fail "$label: no JSON from the sender"
@@ -585,8 +679,8 @@ run_transfer() {
 	assert_eq "$label: messages acknowledged (MPDT_INFO)" "$count" \
 		"$(jv SEND_RES msgs_acked)"
 	bytes=$(jv RECV_RES bytes)
-	log "$label: $bytes B in $XFER_SECS s ($(awk -v b="$bytes" -v s="$XFER_SECS" \
-		'BEGIN { printf "%.1f", (s > 0) ? b * 8 / s / 1e6 : 0 }') Mbit/s)"
+	kbit=$((dt > 0 ? bytes * 8000 / dt : 0))
+	log "$label: $bytes B in $XFER_SECS s ($((kbit / 1000)).$((kbit % 1000 / 100)) Mbit/s)"
 }
 
 # json_count FILE: how many lines of FILE start a JSON object.

@@ -71,7 +71,7 @@ HOLD_PID=$BG_PID
 for ((i = 0; i < 300; i++)); do
 	[[ -e $WORKDIR/held ]] && break
 	kill -0 "$HOLD_PID" 2>/dev/null || { cat "$WORKDIR/hold.out"; fail "holder died"; }
-	sleep 0.1
+	nap 0.1
 done
 [[ -e $WORKDIR/held ]] || fail "the socket holder did not come up"
 refs=$(cat /sys/module/$MPDT_MOD/refcnt)

@@ -57,7 +57,7 @@ SHARED_RPID=$BG_PID
 for ((t = 0; t < 600; t++)); do
 	ready=$(find "$WORKDIR" -maxdepth 1 -name 'ready.*' | wc -l)
 	((ready == PAIRS + 1)) && break
-	sleep 0.1
+	nap 0.1
 done
 ((ready == PAIRS + 1)) || fail "only $ready of $((PAIRS + 1)) receivers came up"
 log "$((PAIRS + 1)) receivers bound in $NS_B"
@@ -96,7 +96,7 @@ log "senders done in $(secs_since "$T0") s ($failed failed); waiting for the rec
 T1=$(now_us)
 for pid in "${RPIDS[@]}" "$SHARED_RPID"; do
 	while kill -0 "$pid" 2>/dev/null && (($(now_us) - T1 < 30000000)); do
-		sleep 0.2
+		nap 0.2
 	done
 	kill -KILL "$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || failed=$((failed + 1))

@@ -8,11 +8,14 @@
  *                 [-t SECS] [-l LOCALPORT] [-o FIRST]
  *                 [-w [-L LINGER_SECS]] [-g GOFILE] [-b LB]
  *   mpdt_msg recv ... [-x STOPFILE] [-b LB]
+ *   either with -S SIZE[,SIZE...] instead of -m and -M
  *
  * -6 (or an IPv6 -a) uses an AF_INET6 socket.
  *
  * Message sizes are log-uniform in [MIN, MAX] (every decade equally
- * likely), drawn from SEED, so both ends know the whole list.  A message
+ * likely), drawn from SEED, so both ends know the whole list; with -S,
+ * message i has the (i mod k)th of the k SIZEs (sizes at the edges, many
+ * in one transfer).  A message
  * of 16 bytes or more starts with its index; the rest of every message is
  * a pseudo-random stream of (SEED, index).  The receiver checks each
  * message's length and content hash and that each index arrives exactly
@@ -59,6 +62,7 @@
 #include <linux/mpdt.h>
 
 #define HDR_LEN 16
+#define MAX_SIZES 32
 #define MAGIC 0x4d504454u
 
 struct opts {
@@ -74,6 +78,8 @@ struct opts {
 	int linger;		/* send -w: SO_LINGER seconds (-L) */
 	uint64_t seed;
 	uint32_t min, max;
+	uint32_t sizes[MAX_SIZES];	/* -S: the sizes, in turn */
+	int nsizes;
 };
 
 static uint64_t splitmix(uint64_t *s)
@@ -92,6 +98,8 @@ static uint32_t msg_size(const struct opts *o, int i)
 	double lo = log((double)o->min), hi = log((double)o->max + 1);
 	uint32_t n = (uint32_t)exp(lo + u * (hi - lo));
 
+	if (o->nsizes)
+		return o->sizes[i % o->nsizes];
 	/* The extremes are always in the list. */
 	if (i == 0)
 		return o->min;
@@ -518,10 +526,32 @@ static int do_send_shut(const struct opts *o)
 static void print_usage(void)
 {
 	fprintf(stderr, "Usage: mpdt_msg send|recv [-6] -p PORT -n COUNT "
-		"[-a ADDR] [-s SEED] [-m MIN] [-M MAX] [-t SECS] "
+		"[-a ADDR] [-s SEED] [-m MIN] [-M MAX | -S SIZES] [-t SECS] "
 		"[-l LOCALPORT] [-o FIRST] [-r READYFILE] [-w [-L SECS]] "
 		"[-g GOFILE] [-x STOPFILE] [-b LB]\n");
 	exit(2);
+}
+
+/* -S SIZE[,SIZE...]: the sizes, and MIN and MAX of them (buffers). */
+static void parse_sizes(struct opts *o, char *list)
+{
+	char *tok, *end;
+
+	o->min = UINT32_MAX;
+	o->max = 0;
+	for (tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+		unsigned long n = strtoul(tok, &end, 0);
+
+		if (*end || !n || n > UINT32_MAX || o->nsizes == MAX_SIZES)
+			print_usage();
+		o->sizes[o->nsizes++] = n;
+		if (n < o->min)
+			o->min = n;
+		if (n > o->max)
+			o->max = n;
+	}
+	if (!o->nsizes)
+		print_usage();
 }
 
 int main(int argc, char **argv)
@@ -535,7 +565,7 @@ int main(int argc, char **argv)
 		print_usage();
 	o.mode = argv[1];
 	optind = 2;
-	while ((c = getopt(argc, argv, "6a:p:n:s:m:M:t:l:o:r:wL:g:x:b:")) != -1) {
+	while ((c = getopt(argc, argv, "6a:p:n:s:m:M:S:t:l:o:r:wL:g:x:b:")) != -1) {
 		switch (c) {
 		case '6':
 			o.family = AF_INET6;
@@ -559,6 +589,9 @@ int main(int argc, char **argv)
 			break;
 		case 'M':
 			o.max = strtoul(optarg, NULL, 0);
+			break;
+		case 'S':
+			parse_sizes(&o, optarg);
 			break;
 		case 't':
 			o.timeout = atoi(optarg);

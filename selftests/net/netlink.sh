@@ -177,7 +177,7 @@ wait_file() {
 	for ((i = 0; i < $2 * 10; i++)); do
 		[[ -e $1 ]] && return 0
 		kill -0 "$3" 2>/dev/null || fail "$4 exited early"
-		sleep 0.1
+		nap 0.1
 	done
 	fail "$4 not ready after $2 s"
 }
@@ -549,7 +549,7 @@ case_sock() {
 	for ((i = 0; i < 200; i++)); do
 		ok -n "$NS_A" sock
 		[[ -s $WORKDIR/out ]] || break
-		sleep 0.1
+		nap 0.1
 	done
 	assert_eq "sock show once the holder's sockets are gone" "" \
 		"$(cat "$WORKDIR/out")"
@@ -595,7 +595,7 @@ case_conn() {
 	for ((i = 0; i < 200; i++)); do
 		ok -n "$NS_A" conn
 		[[ -s $WORKDIR/out ]] || break
-		sleep 0.1
+		nap 0.1
 	done
 	assert_eq "conn show after the sockets closed" "" "$(cat "$WORKDIR/out")"
 	# A dump that takes several messages of the kernel's: 2 x 150.
@@ -614,7 +614,7 @@ monitor_sync() {
 	for ((i = 0; i < 20; i++)); do
 		ip netns exec "$1" python3 "$HELPER" hold --port "$3" --family 4
 		grep -q ":$(($3 + 1))[ ,]" "$2" && return 0
-		sleep 0.2
+		nap 0.2
 	done
 	fail "monitor in $1 shows no events"
 }
@@ -634,7 +634,7 @@ monitored_transfer() {
 	for ((i = 0; i < 100; i++)); do
 		now=$(proc_ctr tx_packets)
 		((now > before)) && break
-		sleep 0.1
+		nap 0.1
 	done
 	keep rates-xfer.json -n "$NS_A" -s -j stats
 	wait "$spid" || fail "sender failed: $(cat "$WORKDIR/send.out")"
@@ -668,12 +668,12 @@ case_monitor() {
 		rto-max-us "${DEF[rto-max-us]}" max-retries "${DEF[max-retries]}"
 	for ((i = 0; i < 100; i++)); do
 		grep -q '] closed peer 10.0.0.2:7999 ' "$ma.t" && break
-		sleep 0.1
+		nap 0.1
 	done
 	# The transfer's receiver closes after its time-wait (2 s).
 	for ((i = 0; i < 200; i++)); do
 		grep -q '"event":"closed".*"local_port":7300[,}]' "$mb" && break
-		sleep 0.1
+		nap 0.1
 	done
 	kill -TERM "$pa" "$pb"
 	wait "$pa" || fail "monitor (text) exit status $?"
@@ -727,7 +727,7 @@ case_counters() {
 	for ((c = 0; c < 50; c++)); do
 		cli_snap "$NS_B" B1
 		(($(delta B1 B0 drop_short) > 0)) && break
-		sleep 0.1
+		nap 0.1
 	done
 	assert_eq "drop_bad_version after a version 9 packet" 1 "$(delta B1 B0 drop_bad_version)"
 	assert_eq "drop_short after a 3-byte packet" 1 "$(delta B1 B0 drop_short)"
@@ -752,7 +752,7 @@ bg ip netns exec "$NS_A" sleep 1000000
 PID_A=$BG_PID
 for ((i = 0; i < 100; i++)); do
 	[[ -r /proc/$PID_A/net/mpdt_stats && $(</proc/$PID_A/comm) == sleep ]] && break
-	sleep 0.1
+	nap 0.1
 done
 # The defaults, as a fresh netns reports them.
 keep defaults.txt -n "$NS_A" param show

@@ -46,7 +46,7 @@ round() {
 	rpid=$BG_PID
 	for ((i = 0; i < 100; i++)); do
 		[[ -e $WORKDIR/ready.$n ]] && break
-		sleep 0.1
+		nap 0.1
 	done
 	bg ip netns exec "$NS_A" "$MSG" send -a "$ADDR_B" -p 7500 -n 50 -m 65536 \
 		-M 4194304 -s "$((MPDT_SEED + n))" -t 60 >/dev/null 2>&1
@@ -68,19 +68,19 @@ round() {
 		;;
 	kill-sender)
 		kill -KILL "$spid" 2>/dev/null || true
-		sleep 0.5
+		nap 0.5
 		;;
 	kill-receiver)
 		kill -KILL "$rpid" 2>/dev/null || true
-		sleep 0.5   # the sender retries into drop_no_socket
+		nap 0.5   # the sender retries into drop_no_socket
 		;;
 	veth-del)
 		ip -n "$NS_A" link del "$VETH_A"
-		sleep 0.3
+		nap 0.3
 		;;
 	stopped-recv)
 		kill -STOP "$rpid" 2>/dev/null || true
-		sleep 1
+		nap 1
 		;;
 	esac
 	} 2>/dev/null
@@ -108,7 +108,7 @@ log "$n rounds in $(secs_since "$T0") s"
 for ((i = 0; i < 150; i++)); do
 	refs=$(cat /sys/module/$MPDT_MOD/refcnt)
 	[[ $refs == 0 ]] && break
-	sleep 0.2
+	nap 0.2
 done
 assert_eq "module refcount once every process and netns is gone" 0 "$refs"
 # Objects are freed after an RCU grace period: give them a moment.
@@ -116,7 +116,7 @@ for cache in "${MPDT_SLABS[@]}"; do
 	for ((i = 0; i < 50; i++)); do
 		objs=$(slab_objects "$cache")
 		[[ -z $objs || $objs == 0 ]] && break
-		sleep 0.2
+		nap 0.2
 	done
 	if [[ -n $objs ]]; then
 		assert_eq "objects in the slab cache $cache" 0 "$objs"

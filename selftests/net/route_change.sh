@@ -88,7 +88,7 @@ moves() {
 	for ((i = 0; i < 600; i++)); do
 		kill -0 "$spid" 2>/dev/null || break
 		(($(stat_get "$NS_A" tx_data) >= COUNT * SIZE / 1400 / 10)) && break
-		sleep 0.1
+		nap 0.1
 	done
 	if ! kill -0 "$spid" 2>/dev/null; then
 		cat "$sout" "$rout" >&2

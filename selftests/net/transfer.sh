@@ -102,7 +102,7 @@ quiet_snap() {
 		cur="$(ctr "$1" tx_packets) $(ctr "$2" tx_packets) $BANDS_A $BANDS_B"
 		[[ $cur == "$prev" ]] && return 0
 		prev=$cur
-		sleep 0.5
+		nap 0.5
 	done
 	fail "counters still moving after 10 s"
 }

@@ -33,11 +33,11 @@ path_ready() {
 		out_a=$(ip -n "$NS_A" link show dev "$VETH_A")
 		out_b=$(ip -n "$NS_B" link show dev "$VETH_B")
 		[[ $out_a == *LOWER_UP* && $out_b == *LOWER_UP* ]] && break
-		sleep 0.1
+		nap 0.1
 	done
 	ip -n "$NS_A" neigh flush dev "$VETH_A" 2>/dev/null || true
 	ip -n "$NS_B" neigh flush dev "$VETH_B" 2>/dev/null || true
-	sleep 0.5
+	nap 0.5
 }
 
 LIMIT=${MPDT_VANISH_LIMIT:-30}
@@ -84,7 +84,7 @@ scenario() {
 		kill -0 "$spid" 2>/dev/null || break
 		(($(now_us) - t_vanish_us < (LIMIT + 20) * 1000000)) ||
 			fail "$name: the sender hangs: no error and no exit after $((LIMIT + 20)) s"
-		sleep 0.1
+		nap 0.1
 	done
 	json_load E "$dir/send.out" 1 || { cat "$dir/send.out"; fail "$name: no result from the sender"; }
 	log "$name: sender: $(head -n1 "$dir/send.out")"
@@ -167,7 +167,7 @@ m_wait_file() {
 			cat "$4" >&2
 			fail "$5 exited before getting ready"
 		fi
-		sleep 0.1
+		nap 0.1
 	done
 	cat "$4" >&2
 	fail "$5 not ready after $2 s"
@@ -181,7 +181,7 @@ sub netem-loss scenario netem-loss block \
 	'netem_both loss 100%' 'netem_clear_both'
 sub link-down scenario link-down poll \
 	'ip -n "$NS_B" link set "$VETH_B" down' \
-	'ip -n "$NS_B" link set "$VETH_B" up; sleep 0.5'
+	'ip -n "$NS_B" link set "$VETH_B" up; nap 0.5'
 sub addr-del scenario addr-del block \
 	'ip -n "$NS_B" addr del "$ADDR_B/24" dev "$VETH_B"' \
 	'ip -n "$NS_B" addr add "$ADDR_B/24" dev "$VETH_B"'
@@ -194,7 +194,7 @@ netns_gone() {
 	# and the route: a new message finds no route (tx_err) and fails.
 	for ((i = 0; i < 300; i++)); do
 		ip -n "$NS_A" link show "$VETH_A" >/dev/null 2>&1 || break
-		sleep 0.1
+		nap 0.1
 	done
 	ip -n "$NS_A" link show "$VETH_A" >/dev/null 2>&1 &&
 		fail "$VETH_A still exists 30 s after its peer's netns was deleted"
