@@ -54,14 +54,19 @@ _CLEANUP_HOOKS=()
 
 # now_us: microseconds since the epoch, without forking (TCG is slow).
 now_us() {
-	local t=${EPOCHREALTIME/,/.}
-	echo "${t%.*}${t#*.}"
+	echo "${EPOCHREALTIME/[.,]/}"
+}
+
+# us_secs VAR US: set VAR to US microseconds as seconds, "12.3" (no fork).
+us_secs() {
+	printf -v "$1" '%d.%d' $(($2 / 1000000)) $(($2 % 1000000 / 100000))
 }
 
 # secs_since T0_US: seconds since now_us gave T0_US, as "12.3".
 secs_since() {
-	local d=$(($(now_us) - $1))
-	printf '%d.%d' $((d / 1000000)) $((d % 1000000 / 100000))
+	local s
+	us_secs s $((${EPOCHREALTIME/[.,]/} - $1))
+	echo "$s"
 }
 
 _T0_US=$(now_us)
@@ -73,9 +78,9 @@ elapsed() {
 # log MSG...: MSG with the seconds since the test started (no fork: under
 # TCG a log line per assertion adds up).
 log() {
-	local t=${EPOCHREALTIME/[.,]/}
-	local -i d=$((t - _T0_US))
-	printf '[%4d.%ds] %s\n' $((d / 1000000)) $((d % 1000000 / 100000)) "$*"
+	local s
+	us_secs s $((${EPOCHREALTIME/[.,]/} - _T0_US))
+	printf '[%6ss] %s\n' "$s" "$*"
 }
 
 # nap SECONDS: sleep without a fork: read(1) with a timeout on a pipe
@@ -662,8 +667,8 @@ run_transfer() {
 		-n "$count" -m "$min" -M "$max" -s "$MPDT_SEED" -t "$tmo" \
 		"${args[@]}" >"$sout" 2>&1 || src=$?
 	wait "$RECV_PID" || rrc=$?
-	dt=$(($(now_us) - t0))
-	XFER_SECS=$((dt / 1000000)).$((dt % 1000000 / 100000))
+	dt=$((${EPOCHREALTIME/[.,]/} - t0))
+	us_secs XFER_SECS "$dt"
 	log "$label: sender (exit $src): $(<"$sout")"
 	log "$label: receiver (exit $rrc): $(<"$rout")"
 	[[ $src == 0 ]] || fail "$label: sender failed (exit $src)"

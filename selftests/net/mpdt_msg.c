@@ -94,12 +94,15 @@ static uint64_t splitmix(uint64_t *s)
 static uint32_t msg_size(const struct opts *o, int i)
 {
 	uint64_t s = o->seed * 1000003 + i;
-	double u = (splitmix(&s) >> 11) * (1.0 / 9007199254740992.0);
-	double lo = log((double)o->min), hi = log((double)o->max + 1);
-	uint32_t n = (uint32_t)exp(lo + u * (hi - lo));
+	double u, lo, hi;
+	uint32_t n;
 
 	if (o->nsizes)
 		return o->sizes[i % o->nsizes];
+	u = (splitmix(&s) >> 11) * (1.0 / 9007199254740992.0);
+	lo = log((double)o->min);
+	hi = log((double)o->max + 1);
+	n = (uint32_t)exp(lo + u * (hi - lo));
 	/* The extremes are always in the list. */
 	if (i == 0)
 		return o->min;
