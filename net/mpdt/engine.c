@@ -129,6 +129,14 @@ static bool path_refresh(struct mpdt_eng *e, bool force)
 			   1ULL, (u64)U32_MAX);
 	u64 mbps = p->link_mbps, bdp;
 
+	/* A configured speed times the guessed RTT is no BDP (at 100 Gbit/s
+	 * the 1 ms guess made it 12.5 MB, and every 4 MiB message of the
+	 * ns-3 model's permutation left in its first burst): until the
+	 * first sample the windows start as on a measured path, at RFC
+	 * 6928's initial window, and follow the configured speed from then.
+	 */
+	if (!p->base_rtt_us && !e->rtt.samples)
+		mbps = 0;
 	/* A BDP of one payload at least, as mpdt_params_invalid() asks of
 	 * a configured one: SMaRTT's fair decrease divides by it.
 	 */

@@ -2045,6 +2045,42 @@ TEST(every_cc_measures_the_path)
 	}
 }
 
+/* A configured link speed with the base RTT left to measure: the first
+ * flight is the initial window, not the speed times the RTT guessed
+ * before the first sample (10 Gbit/s x 1 ms: the whole 1 MiB message),
+ * and from the first sample on the window is the configured speed's BDP.
+ */
+TEST(a_configured_speed_waits_for_the_first_rtt_sample)
+{
+	struct mpdt_params p = default_params();
+	struct sim *s;
+	struct report rep;
+	struct node *a;
+	bool drained;
+
+	p.link_mbps = LINK_MBPS;
+	p.base_rtt_us = 0;
+	s = sim_new(&p, mpdt_lb_find("ecmp"), mpdt_cc_find("fixed"), 1);
+	a = &s->n[0];
+	a->capture = true;
+	node_add(a, 1U << 20);
+	node_pump(a);
+	EXPECT_EQ(MPDT_PATH_IW_PKTS, a->ncap);
+	sim_free(s);
+
+	s = sim_new(&p, mpdt_lb_find("ecmp"), mpdt_cc_find("fixed"), 1);
+	a = &s->n[0];
+	node_add(a, 1U << 20);
+	drained = sim_run(s, T0 + UNIT_SEC(10));
+	EXPECT_STREQ("", check_run(s, drained, &rep)) {
+		log_run(_metadata, s);
+	}
+	EXPECT_EQ(LINK_MBPS, a->eng.eff.link_mbps);
+	EXPECT_LE(2 * LINK_DELAY / 1000, a->eng.eff.base_rtt_us);
+	EXPECT_EQ(mpdt_bdp(&a->eng.eff), a->eng.cc.cwnd);
+	sim_free(s);
+}
+
 /* A sending half idle for the quiet time (nothing queued, nothing heard)
  * starts a new incarnation with its next message: its peer may have
  * forgotten the old one, and adopts the new one at once, having heard
