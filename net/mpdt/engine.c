@@ -77,14 +77,19 @@ static u64 path_rtt_ns(const struct mpdt_eng *e)
 	return max(e->rtt.min_rtt, MPDT_NSEC_PER_USEC);
 }
 
-/* The base RTT of the timers (probes, the policies' RTT): never below the
- * measured one, though configured lower: an emulated or virtualized path
- * can be slower than the fabric it stands for, and probing faster than
- * the path can answer only adds load.
+/* The base RTT of the timers (probes, the policies' RTT, the first RTO):
+ * never below the measured one, though configured lower: an emulated or
+ * virtualized path can be slower than the fabric it stands for, and
+ * probing faster than the path can answer only adds load.  Before the
+ * first sample, never below the guess: a base-rtt-us of 1 on a 1 ms path
+ * sent a probe every 3 us until the first SACK.
  */
 static u64 base_rtt_ns(const struct mpdt_eng *e)
 {
-	return max(path_rtt_ns(e), e->rtt.min_rtt);
+	u64 measured = e->rtt.samples ? e->rtt.min_rtt :
+					MPDT_PATH_RTT_GUESS_NS;
+
+	return max(path_rtt_ns(e), measured);
 }
 
 /* The RTT the loss detectors and the policies wait on: smoothed, with
@@ -129,13 +134,17 @@ static bool path_refresh(struct mpdt_eng *e, bool force)
 			   1ULL, (u64)U32_MAX);
 	u64 mbps = p->link_mbps, bdp;
 
-	/* A configured speed times the guessed RTT is no BDP (at 100 Gbit/s
-	 * the 1 ms guess made it 12.5 MB, and every 4 MiB message of the
-	 * ns-3 model's permutation left in its first burst): until the
-	 * first sample the windows start as on a measured path, at RFC
-	 * 6928's initial window, and follow the configured speed from then.
+	/* A configured speed over a measured base RTT: the windows grow to
+	 * its BDP as a measured path's do, from RFC 6928's initial window
+	 * until the pipe is full (path.h), and take it from then on.  Its
+	 * BDP over the RTT guessed before the first sample (12.5 MB at 100
+	 * Gbit/s: every 4 MiB message of the ns-3 model's permutation left
+	 * in its first burst), or over a first sample that waited for
+	 * neighbour resolution or a stalled host, is no BDP of the path.
 	 */
-	if (!p->base_rtt_us && !e->rtt.samples)
+	if (mbps && !p->base_rtt_us && !e->path.full &&
+	    mpdt_path_bdp(&e->path, us_to_ns(rtt_us), e->cc.mss) <
+	    mbps * rtt_us / 8)
 		mbps = 0;
 	/* A BDP of one payload at least, as mpdt_params_invalid() asks of
 	 * a configured one: SMaRTT's fair decrease divides by it.
@@ -173,7 +182,8 @@ static void path_on_ack(struct mpdt_eng *e, u64 acked, u64 echo_ts,
 
 u64 mpdt_eng_rto(const struct mpdt_eng *e)
 {
-	return mpdt_rtt_rto(&e->rtt, us_to_ns(e->params->rto_min_us),
+	return mpdt_rtt_rto(&e->rtt, base_rtt_ns(e),
+			    us_to_ns(e->params->rto_min_us),
 			    us_to_ns(e->params->rto_max_us));
 }
 
@@ -228,7 +238,7 @@ static void on_lost(void *ctx, u32 psn, const struct mpdt_sb_pkt *pkt,
 		    enum mpdt_retx_cause cause)
 {
 	struct mpdt_eng *e = ctx;
-	u64 now = e->now, srtt = e->rtt.srtt;
+	u64 now = e->now, srtt = smoothed_rtt_ns(e);
 	bool evidence;
 
 	count(e, retx_stat[cause]);

@@ -71,17 +71,22 @@ bool mpdt_rtt_sample(struct mpdt_rtt *r, u64 echo_ts, u64 now)
 	return true;
 }
 
-/* RFC 6298 2.3, but never below 2.5 srtt.  The OOO detector finds a loss
+/* RFC 6298 2.2-2.3, but never below 2.5 srtt.  Before the first sample
+ * @guess (the configured or guessed base RTT) stands in for one, as 2.2
+ * would take it: 3 x @guess.  rto_min alone would time out every first
+ * flight on a path longer than it, and a peer that answered later failed
+ * after max-retries such timeouts.  The OOO detector finds a loss
  * once the receiver holds a window beyond it and it is 2 srtt old
  * (scoreboard.c), about two RTTs after it was sent; a steady RTT makes
  * srtt + 4 rttvar shorter than that, and the timer then beats the SACKs
  * to every loss they were about to show.  In the model at 1% loss on
  * every link (sim.rst), 111 RTOs, 97 of them spurious, fell to 14.
  */
-u64 mpdt_rtt_rto(const struct mpdt_rtt *r, u64 rto_min, u64 rto_max)
+u64 mpdt_rtt_rto(const struct mpdt_rtt *r, u64 guess, u64 rto_min,
+		 u64 rto_max)
 {
 	if (!r->samples)
-		return rto_min;
+		return clamp(mpdt_mul_div(guess, 3, 1), rto_min, rto_max);
 	return clamp(max(r->srtt + 4 * r->rttvar, r->srtt * 5 / 2), rto_min,
 		     rto_max);
 }

@@ -44,6 +44,8 @@ struct mpdt_rtt {
 void mpdt_rtt_init(struct mpdt_rtt *r);
 /* Feed the timestamp a SACK echoed; false if it is implausible. */
 bool mpdt_rtt_sample(struct mpdt_rtt *r, u64 echo_ts, u64 now);
-u64 mpdt_rtt_rto(const struct mpdt_rtt *r, u64 rto_min, u64 rto_max);
+/* The RTO; @guess: the base RTT to assume before the first sample. */
+u64 mpdt_rtt_rto(const struct mpdt_rtt *r, u64 guess, u64 rto_min,
+		 u64 rto_max);
 
 #endif /* _MPDT_RTT_H */

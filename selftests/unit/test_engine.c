@@ -2081,6 +2081,89 @@ TEST(a_configured_speed_waits_for_the_first_rtt_sample)
 	sim_free(s);
 }
 
+/* Nor does a first sample that waited (neighbour resolution, a stalled
+ * host) make the configured speed's BDP: 10 Gbit/s x 2 ms is 2.5 MB
+ * against the path's 100 KB.  The windows grow to it by startup, as a
+ * measured path's do; until the pipe is full the measured BDP bounds them.
+ */
+TEST(a_configured_speed_grows_past_an_inflated_first_sample)
+{
+	struct mpdt_params p = default_params();
+	const u64 bdp = LINK_MBPS * 125ULL * 2 * LINK_DELAY / UNIT_US(1000);
+	u64 until = T0, most = 0;
+	struct sim *s;
+	struct node *a;
+
+	p.link_mbps = LINK_MBPS;
+	p.base_rtt_us = 0;
+	s = sim_new(&p, mpdt_lb_find("ecmp"), mpdt_cc_find("strack"), 3);
+	a = &s->n[0];
+	s->link[0].delay_ns = UNIT_MS(2);
+	node_add(a, 4U << 20);
+	sim_run(s, T0 + UNIT_US(1));
+	s->link[0].delay_ns = LINK_DELAY;
+	while (!sim_run(s, until += UNIT_US(2)) && until < T0 + UNIT_SEC(1))
+		most = max(most, mpdt_sb_inflight(&a->eng.sb));
+	TH_LOG("largest inflight %llu bytes, BDP %llu", most, bdp);
+	EXPECT_GE(4 * bdp, most);
+	EXPECT_EQ(1, a->stats[MPDT_STAT_MSG_ACKED]);
+	EXPECT_EQ(LINK_MBPS, a->eng.eff.link_mbps);
+	EXPECT_EQ(0, s->nerr) {
+		TH_LOG("%s", s->err);
+	}
+	sim_free(s);
+}
+
+/* A configured base RTT longer than rto-min: the first RTO waits three of
+ * it (RFC 6298 2.2 with it as the first sample), not rto-min, which fired
+ * on every first flight of a 100 ms path and failed the peer after
+ * max-retries of them.
+ */
+TEST(the_first_rto_waits_for_the_configured_rtt)
+{
+	struct mpdt_params p = default_params();
+	struct report rep;
+	struct sim *s;
+	struct node *a;
+	bool drained;
+
+	p.base_rtt_us = 100000;
+	p.max_retries = 2;
+	s = sim_new(&p, mpdt_lb_find("ecmp"), mpdt_cc_find("strack"), 7);
+	s->link[0].delay_ns = UNIT_MS(50);
+	s->link[1].delay_ns = UNIT_MS(50);
+	a = &s->n[0];
+	node_add(a, 64 << 10);
+	drained = sim_run(s, T0 + UNIT_SEC(20));
+	EXPECT_STREQ("", check_run(s, drained, &rep)) {
+		log_run(_metadata, s);
+	}
+	EXPECT_EQ(0, a->stats[MPDT_STAT_RTO]);
+	EXPECT_EQ(1, a->stats[MPDT_STAT_MSG_ACKED]);
+	sim_free(s);
+}
+
+/* A base RTT configured below the path's: before the first sample the
+ * probes wait for the guess (three of it), not probe-mult x 1 us.
+ */
+TEST(no_probe_storm_before_the_first_sample)
+{
+	struct mpdt_params p = default_params();
+	struct sim *s;
+	struct node *a;
+
+	p.base_rtt_us = 1;
+	s = sim_new(&p, mpdt_lb_find("ecmp"), mpdt_cc_find("strack"), 9);
+	s->link[0].delay_ns = UNIT_US(500);
+	s->link[1].delay_ns = UNIT_US(500);
+	a = &s->n[0];
+	node_add(a, 10 * p.payload);
+	sim_run(s, T0 + UNIT_SEC(1));
+	EXPECT_EQ(0, a->eng.probes);
+	EXPECT_EQ(1, a->stats[MPDT_STAT_MSG_ACKED]);
+	sim_free(s);
+}
+
 /* A sending half idle for the quiet time (nothing queued, nothing heard)
  * starts a new incarnation with its next message: its peer may have
  * forgotten the old one, and adopts the new one at once, having heard

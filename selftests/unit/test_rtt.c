@@ -16,13 +16,19 @@ static bool sample(struct mpdt_rtt *r, u64 rtt)
 	return mpdt_rtt_sample(r, NOW - rtt, NOW);
 }
 
-TEST(no_samples_means_rto_min)
+/* Before the first sample the guess stands in for one (RFC 6298 2.2:
+ * 3 R), within rto_min and rto_max.
+ */
+TEST(no_samples_means_three_guesses)
 {
 	struct mpdt_rtt r;
 
 	mpdt_rtt_init(&r);
 	EXPECT_EQ(0ULL, r.samples);
-	EXPECT_EQ(RTO_MIN, mpdt_rtt_rto(&r, RTO_MIN, RTO_MAX));
+	EXPECT_EQ(RTO_MIN, mpdt_rtt_rto(&r, UNIT_US(10), RTO_MIN, RTO_MAX));
+	EXPECT_EQ(UNIT_MS(30), mpdt_rtt_rto(&r, UNIT_MS(10), RTO_MIN,
+					    RTO_MAX));
+	EXPECT_EQ(RTO_MAX, mpdt_rtt_rto(&r, UNIT_MS(50), RTO_MIN, RTO_MAX));
 }
 
 /* RFC 6298 2.2: SRTT = R, RTTVAR = R/2. */
@@ -38,7 +44,7 @@ TEST(first_sample_sets_srtt_rttvar_and_min)
 	EXPECT_EQ(UNIT_US(100), r.latest);
 	EXPECT_EQ(1ULL, r.samples);
 	/* 100 + 4 * 50 us */
-	EXPECT_EQ(UNIT_US(300), mpdt_rtt_rto(&r, RTO_MIN, RTO_MAX));
+	EXPECT_EQ(UNIT_US(300), mpdt_rtt_rto(&r, RTO_MAX, RTO_MIN, RTO_MAX));
 }
 
 /* RFC 6298 2.3: RTTVAR = 3/4 RTTVAR + 1/4 |SRTT - R| (old SRTT), then
@@ -66,7 +72,7 @@ TEST(later_samples_follow_rfc6298)
 	EXPECT_EQ(80000ULL, r.min_rtt);
 	EXPECT_EQ(3ULL, r.samples);
 	/* 108438 + 4 * 55000 */
-	EXPECT_EQ(328438ULL, mpdt_rtt_rto(&r, RTO_MIN, RTO_MAX));
+	EXPECT_EQ(328438ULL, mpdt_rtt_rto(&r, RTO_MAX, RTO_MIN, RTO_MAX));
 }
 
 TEST(constant_rtt_converges_and_variance_decays)
@@ -96,7 +102,7 @@ TEST(rto_is_never_below_two_and_a_half_srtt)
 		sample(&r, UNIT_US(400));
 	ASSERT_EQ(UNIT_US(400), r.srtt);
 	ASSERT_GT(UNIT_US(100), r.rttvar);
-	EXPECT_EQ(UNIT_US(1000), mpdt_rtt_rto(&r, RTO_MIN, RTO_MAX));
+	EXPECT_EQ(UNIT_US(1000), mpdt_rtt_rto(&r, RTO_MAX, RTO_MIN, RTO_MAX));
 }
 
 TEST(echo_from_the_future_is_rejected)
@@ -134,7 +140,7 @@ TEST(zero_rtt_sample_is_accepted)
 	EXPECT_TRUE(mpdt_rtt_sample(&r, NOW, NOW));
 	EXPECT_EQ(0ULL, r.srtt);
 	EXPECT_EQ(0ULL, r.min_rtt);
-	EXPECT_EQ(RTO_MIN, mpdt_rtt_rto(&r, RTO_MIN, RTO_MAX));
+	EXPECT_EQ(RTO_MIN, mpdt_rtt_rto(&r, RTO_MAX, RTO_MIN, RTO_MAX));
 }
 
 TEST(rto_is_clamped_to_min_and_max)
@@ -143,11 +149,11 @@ TEST(rto_is_clamped_to_min_and_max)
 
 	mpdt_rtt_init(&r);
 	sample(&r, UNIT_US(10));	/* 10 + 4 * 5 = 30 us < min */
-	EXPECT_EQ(RTO_MIN, mpdt_rtt_rto(&r, RTO_MIN, RTO_MAX));
+	EXPECT_EQ(RTO_MIN, mpdt_rtt_rto(&r, RTO_MAX, RTO_MIN, RTO_MAX));
 	mpdt_rtt_init(&r);
 	sample(&r, UNIT_MS(50));	/* 50 + 4 * 25 = 150 ms > max */
-	EXPECT_EQ(RTO_MAX, mpdt_rtt_rto(&r, RTO_MIN, RTO_MAX));
-	EXPECT_EQ(UNIT_MS(150), mpdt_rtt_rto(&r, RTO_MIN, UNIT_SEC(1)));
+	EXPECT_EQ(RTO_MAX, mpdt_rtt_rto(&r, RTO_MAX, RTO_MIN, RTO_MAX));
+	EXPECT_EQ(UNIT_MS(150), mpdt_rtt_rto(&r, RTO_MAX, RTO_MIN, UNIT_SEC(1)));
 }
 
 /* A sample of @rtt taken at @at. */
