@@ -161,7 +161,7 @@ $(SIM): $(SIM_OBJS)
 
 # The papers' experiments in the model (tools/sim/experiments.py): small
 # versions on 2 cores in minutes (build/sim/quick.json), or the papers'
-# scale (Documentation/sim/: JSON, tables and PNG figures; hours).
+# scale (Documentation/sim/: JSON, tables and PNG figures; minutes).
 # sim-check runs the small ones and asserts what must hold.
 SIM_PY := /usr/bin/python3 tools/sim/experiments.py --sim $(SIM)
 sim-quick: deps
