@@ -1497,6 +1497,49 @@ TEST(hooks_of_a_probe_answer_run_in_order)
 	sim_free(s);
 }
 
+/* Before the first RTT sample a probe's answer declares lost what it
+ * overtook, but the policies hear only of the packets older than one and
+ * a half base RTTs (the 1 ms guess): one sent 0.5 ms before the probe may
+ * still be on its way.  With an srtt of 0 both reached them.
+ */
+TEST(losses_before_the_first_sample_judge_age_by_the_guess)
+{
+	struct mpdt_params p = default_params();
+	struct sim *s = sim_new(&p, &stub_lb, &stub_cc, 4);
+	struct node *a = &s->n[0], *b = &s->n[1];
+	const struct cap_pkt *probe, *sack;
+
+	a->capture = true;
+	b->capture = true;
+	a->logging = true;
+	node_add(a, 1000);
+	node_pump(a);
+	s->now += UNIT_US(2500);
+	node_add(a, 1001);
+	node_pump(a);
+	ASSERT_EQ(2, a->tx_new);
+	fire_timer(s, a);
+	ASSERT_EQ(T0 + p.probe_mult * MPDT_PATH_RTT_GUESS_NS, s->now);
+	probe = last_cap(a, MPDT_T_PROBE);
+	ASSERT_NE(NULL, probe);
+	s->now += UNIT_US(50);
+	cap_inject(s, 1, probe);
+	sack = last_cap(b, MPDT_T_SACK);
+	ASSERT_NE(NULL, sack);
+	s->now += UNIT_US(50);
+	log_clear(a);
+	cap_inject(s, 0, sack);
+	EXPECT_EQ(2, a->stats[MPDT_STAT_RETX_PROBE]);
+	EXPECT_NE(NULL, strstr(a->log, "lb.on_loss ev=100 "));
+	EXPECT_EQ(NULL, strstr(a->log, "lb.on_loss ev=101 ")) {
+		TH_LOG("%s", a->log);
+	}
+	EXPECT_EQ(0, s->nerr) {
+		TH_LOG("%s", s->err);
+	}
+	sim_free(s);
+}
+
 /* An RTO (§3.3.2) declares the whole window lost, but only the oldest
  * packet has certainly overstayed: the policy hears of that one alone, as
  * a timeout, then the congestion control of the timeout.
