@@ -96,13 +96,21 @@ static inline u64 mpdt_cc_max_cwnd(const struct mpdt_params *p, u32 pct,
 	return max(mpdt_mul_div(mpdt_bdp(p), pct, 100), least);
 }
 
-/* The window when its largest value moves from @old_max to @new_max: one
- * at the old bound follows it (the path proved it could carry it: the
- * startup of path.h), any other stays, within the new bound.
+/* The window when the path's BDP moves and with it where the algorithm
+ * starts, from @old_start to @new_start, and its largest window to
+ * @new_max: one at or above the old start follows in proportion (the
+ * path proved it could carry it: the startup of path.h), any other
+ * stays, within the new bound.  SMaRTT and MCC start at one BDP below
+ * their largest window; a rule that moved only a window at its bound
+ * left theirs where the initial window put it, to grow by fair increase
+ * alone (Documentation/sim.rst).
  */
-static inline u64 mpdt_cc_rescaled(u64 cwnd, u64 old_max, u64 new_max)
+static inline u64 mpdt_cc_rescaled(u64 cwnd, u64 old_start, u64 new_start,
+				   u64 new_max)
 {
-	return cwnd >= old_max ? new_max : min(cwnd, new_max);
+	if (old_start && cwnd >= old_start)
+		cwnd = mpdt_mul_div(cwnd, new_start, old_start);
+	return min(cwnd, new_max);
 }
 
 /* What cc->cwnd may hold: [mss, max], and within a u32. */

@@ -53,6 +53,7 @@ struct mcc {
 	u64 last_decrease;	/* ns */
 	u64 target_max_ns;
 	u64 target_msg_ns;	/* 0: from each message's size */
+	u64 bdp;		/* bytes, where the window starts */
 	u64 inc;		/* bytes: BDP / oversubscription */
 	u64 max_cwnd;
 	u64 chunk;
@@ -89,11 +90,12 @@ static void mcc_scale(struct mcc *m, const struct mpdt_params *p, u32 mss)
 	m->target_max_ns = p->mcc_target_max_delay_us ?
 			   p->mcc_target_max_delay_us * MPDT_NSEC_PER_USEC :
 			   3 * base_rtt;
-	m->inc = max(mpdt_div(mpdt_bdp(p), p->mcc_oversub), 1ULL);
+	m->bdp = mpdt_bdp(p);
+	m->inc = max(mpdt_div(m->bdp, p->mcc_oversub), 1ULL);
 	m->max_cwnd = mpdt_cc_max_cwnd(p, p->mcc_max_cwnd_pct, mss);
 	m->link_mbps = p->link_mbps;
 	m->chunk = p->mcc_chunk_bytes ? p->mcc_chunk_bytes :
-		   min(mpdt_bdp(p) / 8, (u64)MCC_CHUNK_MAX);
+		   min(m->bdp / 8, (u64)MCC_CHUNK_MAX);
 	m->chunk = max_t(u64, m->chunk, mss);
 	m->msg_unit = min(m->msg_unit, m->chunk);
 }
@@ -101,10 +103,10 @@ static void mcc_scale(struct mcc *m, const struct mpdt_params *p, u32 mss)
 static void mcc_rescale(struct mpdt_cc *cc, const struct mpdt_params *p)
 {
 	struct mcc *m = cc->priv;
-	u64 old_max = m->max_cwnd;
+	u64 old_bdp = m->bdp;
 
 	mcc_scale(m, p, cc->mss);
-	m->win = mpdt_cc_rescaled(m->win, old_max, m->max_cwnd);
+	m->win = mpdt_cc_rescaled(m->win, old_bdp, m->bdp, m->max_cwnd);
 	mcc_set_cwnd(cc, m);
 }
 
@@ -117,7 +119,7 @@ static void mcc_init(struct mpdt_cc *cc, const struct mpdt_params *p)
 	m->floor_pm = p->mcc_md_floor_pct * 10;
 	/* Before any message: one BDP, counted in whole chunks. */
 	m->msg_unit = m->chunk;
-	m->win = mpdt_bdp(p);
+	m->win = m->bdp;
 	mcc_set_cwnd(cc, m);
 }
 

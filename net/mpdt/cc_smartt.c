@@ -131,10 +131,12 @@ static void smartt_set(struct mpdt_cc *cc, const struct smartt *s, u64 cwnd)
 static void smartt_rescale(struct mpdt_cc *cc, const struct mpdt_params *p)
 {
 	struct smartt *s = cc->priv;
-	u64 old_max = s->k.max_cwnd;
+	u64 old_bdp = s->k.bdp;
 
 	smartt_scale(s, p, cc->mss);
-	smartt_set(cc, s, mpdt_cc_rescaled(cc->cwnd, old_max, s->k.max_cwnd));
+	/* §3.5: the window starts at one BDP */
+	smartt_set(cc, s, mpdt_cc_rescaled(cc->cwnd, old_bdp, s->k.bdp,
+					   s->k.max_cwnd));
 }
 
 /* The packets a SACK of @bytes acknowledges: a short one is one too. */

@@ -111,8 +111,9 @@ static void strack_rescale(struct mpdt_cc *cc, const struct mpdt_params *p)
 
 	mpdt_strack_consts(p, cc->mss, &s->k);
 	s->base_rtt = p->base_rtt_us * MPDT_NSEC_PER_USEC;
+	/* §2.2.2: STrack starts at its largest window. */
 	cc->cwnd = mpdt_cc_bound(mpdt_cc_rescaled(cc->cwnd, old_max,
-						  s->k.max_cwnd),
+						  s->k.max_cwnd, s->k.max_cwnd),
 				 s->k.max_cwnd, cc->mss);
 }
 

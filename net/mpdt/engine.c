@@ -130,8 +130,12 @@ static bool moved(u64 was, u64 now)
 static bool path_refresh(struct mpdt_eng *e, bool force)
 {
 	const struct mpdt_params *p = e->params;
-	u64 rtt_us = clamp(mpdt_div(path_rtt_ns(e), MPDT_NSEC_PER_USEC),
-			   1ULL, (u64)U32_MAX);
+	/* Rounded up: 8.96 us taken as 8 put every sample of an idle path
+	 * above SMaRTT's FastIncrease bound (110% of the base RTT, §3.4).
+	 */
+	u64 rtt_us = clamp(mpdt_div(mpdt_add_sat(path_rtt_ns(e),
+						 MPDT_NSEC_PER_USEC - 1),
+				    MPDT_NSEC_PER_USEC), 1ULL, (u64)U32_MAX);
 	u64 mbps = p->link_mbps, bdp;
 
 	/* A configured speed over a measured base RTT: the windows grow to

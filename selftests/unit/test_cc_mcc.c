@@ -157,6 +157,22 @@ TEST(mcc_window_bounds)
 	unit_cc_stop(&cc);
 }
 
+/* MCC starts at one BDP, below its largest window (two): as the engine's
+ * startup (path.h) measures a larger BDP, that window follows it.
+ */
+TEST(mcc_window_from_one_bdp_follows_the_measured_bdp)
+{
+	struct mpdt_params p = unit_cc_params(10000, 100);
+	struct mpdt_cc cc;
+
+	start_with(&cc, &p);
+	EXPECT_EQ(65536U, cc.cwnd);		/* 125000 in 64 KB chunks */
+	p.link_mbps = 40000;			/* BDP 500000 */
+	cc.ops->rescale(&cc, &p);
+	EXPECT_EQ(7U, mpdt_mcc_window_msgs(&cc));	/* 500000 / 65536 */
+	unit_cc_stop(&cc);
+}
+
 /* §4: the increase unit is BDP / oversubscription; Table 1's targets can
  * be configured.
  */

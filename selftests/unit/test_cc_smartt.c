@@ -459,6 +459,33 @@ TEST(smartt_window_bounds)
 	unit_cc_stop(&cc);
 }
 
+/* The engine's startup (path.h) rescales as the measured BDP grows: the
+ * window SMaRTT starts at, one BDP (§3.5), follows it, here from 150000
+ * to 300000 and back to 150000; one below it (after a decrease) stays.
+ * A rule that moved only a window at the largest, 1.25 BDP, left the
+ * start at the initial window's BDP, to grow by fair increase alone: a
+ * 128-host permutation of the ns-3 model then ended at 3.4x ideal.
+ */
+TEST(smartt_window_from_one_bdp_follows_the_measured_bdp)
+{
+	struct mpdt_params p = params();
+	struct mpdt_cc cc;
+
+	start(&cc);
+	EXPECT_EQ(150000U, cc.cwnd);
+	p.link_mbps = 200000;
+	cc.ops->rescale(&cc, &p);
+	EXPECT_EQ(300000U, cc.cwnd);
+	p.link_mbps = 100000;
+	cc.ops->rescale(&cc, &p);
+	EXPECT_EQ(150000U, cc.cwnd);
+	EXPECT_EQ(148800U, trim(&cc, T0));
+	p.link_mbps = 200000;
+	cc.ops->rescale(&cc, &p);
+	EXPECT_EQ(148800U, cc.cwnd);
+	unit_cc_stop(&cc);
+}
+
 /* 10 Tbit/s and 10 s (trtt 15 s, fi 2e13 ppm at MSS 8900): eq. 3 for a
  * SACK of 2^40 bytes saturates mpdt_mul_div(); the window must saturate
  * with it, not wrap round to one below where it was.

@@ -2076,6 +2076,13 @@ TEST(every_cc_measures_the_path)
 		       bdp, a->eng.path.full, fct / 1000, ideal / 1000);
 		EXPECT_LE(2 * LINK_DELAY / 1000, a->eng.eff.base_rtt_us);
 		EXPECT_GE(2 * LINK_DELAY / 1000 + 5, a->eng.eff.base_rtt_us);
+		/* Whole microseconds, rounded up: the serializations make
+		 * it 81.x us, and 81 put every sample above SMaRTT's
+		 * FastIncrease bound at a 9 us RTT (engine.c).
+		 */
+		EXPECT_NE(0, a->eng.rtt.min_rtt % UNIT_US(1));
+		EXPECT_EQ(DIV_ROUND_UP(a->eng.rtt.min_rtt, UNIT_US(1)),
+			  a->eng.eff.base_rtt_us);
 		EXPECT_GE(rate, a->eng.path.rate);
 		EXPECT_TRUE(a->eng.path.full);
 		EXPECT_LE(rate * 9 / 10, a->eng.path.rate);
