@@ -81,8 +81,9 @@ struct mpdt_sb {
 	bool probe_out;
 	bool sack_since_probe;
 	u64 probe_sent_ns;
-	/* A probe declared losses and nothing was acknowledged since. */
-	bool probe_unheeded;
+#define MPDT_SB_PROBE_ROUNDS		3
+	/* Probes that declared losses since something was acknowledged. */
+	u8 probe_rounds;
 #define MPDT_SB_PROBE_BACKOFF_MAX	32
 	/* Probes answered in a row with nothing newly acknowledged: each
 	 * doubles the probe interval (the engine's, up to rto-max), as

@@ -2356,11 +2356,11 @@ TEST(loss_by_rto)
 }
 
 /* The receiver closed (wire-format.rst 8.2): it answers probes but takes
- * no new data.  One round of probe resends, then the RTOs alone, each
- * resending only the oldest packet (F-RTO), fail the connection; the window
- * is not resent every probe interval.
+ * no new data.  Three rounds of probe resends (MPDT_SB_PROBE_ROUNDS), then
+ * the RTOs alone, each resending only the oldest packet (F-RTO), fail the
+ * connection; the window is not resent every probe interval.
  */
-TEST(closed_receiver_gets_one_probe_round)
+TEST(closed_receiver_gets_three_probe_rounds)
 {
 	struct sim *s = loss_sim("ecmp", 1, 1400, 24);
 	struct node *a = &s->n[0], *b = &s->n[1];
@@ -2377,11 +2377,13 @@ TEST(closed_receiver_gets_one_probe_round)
 		node_add(a, 1400);
 	EXPECT_TRUE(sim_run(s, s->now + UNIT_SEC(60)));
 	ASSERT_EQ(1, a->failed);
-	EXPECT_EQ(20, a->stats[MPDT_STAT_RETX_PROBE]);
+	EXPECT_EQ(MPDT_SB_PROBE_ROUNDS * 20,
+		  a->stats[MPDT_STAT_RETX_PROBE]);
 	EXPECT_EQ(s->p.max_retries + 1, a->stats[MPDT_STAT_RTO]);
 	TH_LOG("%llu probes, %llu resends, %llu dropped by the closed peer",
 	       a->eng.probes, a->tx_retx, b->stats[MPDT_STAT_DROP_NO_SOCKET]);
-	EXPECT_GE(20 + s->p.max_retries + 1, a->tx_retx);
+	EXPECT_GE(MPDT_SB_PROBE_ROUNDS * 20 + s->p.max_retries + 1,
+		  a->tx_retx);
 	EXPECT_EQ(1, b->delivered);
 	sim_free(s);
 }
