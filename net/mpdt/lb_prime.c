@@ -30,13 +30,21 @@
  * whole cycle is penalised it takes the least penalised (§III-C).
  * Penalties decay on every send "based on the drainage rate of the
  * switch"; the values were lost in extraction, so MPDT counts penalties
- * in packets, decays them by one per send (a queue drains a packet while
- * the sender, at line rate, sends one) and sizes them by the queue each
- * signal implies, in percent of a BDP of packets: ECN marking starts at
- * about a quarter BDP (prime_ecn_penalty = 25), trimming at a full BDP
- * (§IV: "packets get trimmed if the queue length exceeds one BDP";
- * prime_nack_penalty = 100).  Decay is lazy: a path stores the send count
- * at which its penalty reaches zero.
+ * in packets and decays them by one per packet sent (a queue drains a
+ * packet while the sender, at line rate, sends one; a burst of k packets
+ * on one EV decays them by k, or bursts would stretch every penalty k
+ * times), in percent of a BDP of packets.  A mark reports a queue one
+ * RTT old, and in that RTT a sender at line rate sent a BDP, its share
+ * of which joined the queue: an ECN mark keeps the path for a BDP
+ * (prime_ecn_penalty = 100), until a packet sent after the mark can
+ * report again.  §III-D only says a NACK's penalty is "much higher";
+ * trimming starts at four times the queue marking does (a full BDP,
+ * §IV: "packets get trimmed if the queue length exceeds one BDP", and
+ * about a quarter) and a trim keeps the path four times as long
+ * (prime_nack_penalty = 400).  Measured in the ns-3 model with 1/8 of
+ * the uplinks degraded (Documentation/sim.rst), penalties of a quarter
+ * and one BDP left the slow uplinks most of their share.  Decay is
+ * lazy: a path stores the send count at which its penalty reaches zero.
  *
  * Silent losses (a timeout, a probe or the OOO count: on_loss).  §III-B
  * ranks a loss with a trim, as severe congestion: "Trimmed packets and
@@ -65,7 +73,7 @@
  * - below PRIME_FAIL_STRIKES strikes a silent loss is congestion and
  *   gets a trim's penalty (prime_nack_penalty, §III-B); at
  *   PRIME_FAIL_STRIKES the path is judged failed and gets
- *   prime_timeout_penalty (3000: 30 BDPs of sends), renewed by each loss
+ *   prime_timeout_penalty (3000: 30 BDPs of packets), renewed by each loss
  *   while the path has delivered nothing since.
  * PRIME_FAIL_STRIKES = 3 is the detection multiplier BFD (which §IV-A2
  * cites) is commonly run with: three missed rounds.  A congested path
@@ -80,7 +88,7 @@
 
 #define PRIME_MAX_PATHS		1024U
 #define PRIME_MAX_TIERS		4U
-#define PRIME_MAX_PENALTY	BIT_ULL(30)	/* sends; s32 math stays exact */
+#define PRIME_MAX_PENALTY	BIT_ULL(30)	/* packets; s32 math stays exact */
 /* Strikes that fail a path; they must fit PRIME_STRIKES. */
 #define PRIME_FAIL_STRIKES	3U
 /* Round moves between strikes: two whole windows delivered at least. */
@@ -268,7 +276,7 @@ static bool prime_index(const struct lb_prime *s, u16 ev, u32 *idx)
 	return true;
 }
 
-/* Sends until the penalty of path @idx has decayed to zero.  A decayed
+/* Packets until the penalty of path @idx has decayed to zero.  A decayed
  * entry is moved up to the clock: each path is a candidate once a cycle
  * or more often, so u32 wrap-around of the clock never revives a penalty.
  */
@@ -305,7 +313,8 @@ static u16 prime_choose(struct mpdt_lb *lb, struct mpdt_lb_ctx *ctx)
 		if (!left)
 			break;
 	}
-	s->sends++;		/* every penalty decays by one send */
+	/* every penalty decays by one per packet sent, a burst's too */
+	s->sends += max(ctx->pkts, 1U);
 	return best_ev;
 }
 

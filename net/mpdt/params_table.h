@@ -118,14 +118,14 @@ MPDT_PARAM(prime_uplinks, PRIME_UPLINKS, "prime-uplinks",
 	   0, 0, 1024,				/* 0: one part over all EVs */
 	   "prime LB: uplinks per tier (0 = all EVs)")
 MPDT_PARAM(prime_ecn_penalty, PRIME_ECN_PENALTY, "prime-ecn-penalty",
-	   25, 1, 10000,
-	   "prime LB: ECN penalty, % of a BDP of sends")
+	   100, 1, 10000,			/* lb_prime.c: one RTT of sends */
+	   "prime LB: ECN penalty, % of a BDP of packets sent")
 MPDT_PARAM(prime_nack_penalty, PRIME_NACK_PENALTY, "prime-nack-penalty",
-	   100, 1, 10000,
-	   "prime LB: trim penalty, % of a BDP of sends")
+	   400, 1, 10000,			/* four ECN penalties */
+	   "prime LB: trim penalty, % of a BDP of packets sent")
 MPDT_PARAM(prime_timeout_penalty, PRIME_TIMEOUT_PENALTY, "prime-timeout-penalty",
 	   3000, 1, 100000,
-	   "prime LB: failed-path penalty, % of a BDP of sends")
+	   "prime LB: failed-path penalty, % of a BDP of packets sent")
 MPDT_PARAM(paralet_m, PARALET_M, "paralet-m",
 	   32, 1, 256,				/* ParaLet §5.2 */
 	   "paralet LB: parallel flowlets (1-256)")

@@ -2,8 +2,8 @@
 /*
  * "prime" load balancing (net/mpdt/lb_prime.c) against PRIME §III:
  * multi-part EVs, pseudo-random round robin with a reshuffle per cycle,
- * penalties by severity that decay on every send; silent losses told
- * apart as congestion or a failed path.
+ * penalties by severity that decay with every packet sent; silent
+ * losses told apart as congestion or a failed path.
  */
 #include "unit.h"
 #include "algo.h"
@@ -30,14 +30,20 @@ static void start(struct prime_test *t, u32 entropies)
 	start_with(t, &p, 7);
 }
 
-static u16 send(struct prime_test *t)
+/* One choice for a burst of @pkts packets. */
+static u16 send_burst(struct prime_test *t, u32 pkts)
 {
 	struct mpdt_lb_ctx ctx = {
-		.now = UNIT_MS(1), .cwnd_pkts = BDP, .bdp_pkts = t->bdp,
-		.rtt_ns = UNIT_US(12),
+		.now = UNIT_MS(1), .pkts = pkts, .cwnd_pkts = BDP,
+		.bdp_pkts = t->bdp, .rtt_ns = UNIT_US(12),
 	};
 
 	return t->lb.ops->choose_ev(&t->lb, &ctx);
+}
+
+static u16 send(struct prime_test *t)
+{
+	return send_burst(t, 1);
 }
 
 /* Signals follow sends: the first send tells PRIME the BDP. */
@@ -312,6 +318,28 @@ TEST(prime_ecn_penalty_decays_on_every_send)
 	unit_lb_ack(&t.lb, 0, 0, true);
 	EXPECT_EQ(0U, sends_on(&t, 16, 0));
 	EXPECT_GE(3U, sends_until(&t, 0, 3));
+	unit_lb_stop(&t.lb);
+}
+
+/* Penalties count packets, the switch's drain: bursts of 4 on one EV
+ * pay an 8-packet penalty in two choices, not in 8 (which would keep a
+ * marked path 4 times as long as the mark said).
+ */
+TEST(prime_penalty_decays_per_packet_sent)
+{
+	struct mpdt_params p = unit_lb_params(2);
+	struct prime_test t;
+	u32 n;
+
+	p.prime_ecn_penalty = 100;	/* one BDP: 8 packets */
+	start_sending(&t, &p, 5);
+	unit_lb_ack(&t.lb, 0, 0, true);
+	EXPECT_EQ(1, send_burst(&t, 4));
+	EXPECT_EQ(1, send_burst(&t, 4));
+	/* Free again: it comes up within the next cycle and a half. */
+	for (n = 1; n <= 3 && send_burst(&t, 4) != 0; n++)
+		;
+	EXPECT_GE(3U, n);
 	unit_lb_stop(&t.lb);
 }
 

@@ -4,6 +4,7 @@
 #include <ns3/ipv4-route.h>
 #include <ns3/log.h>
 #include <ns3/packet.h>
+#include <ns3/udp-l4-protocol.h>
 
 namespace mpdtsim
 {
@@ -39,6 +40,27 @@ EcmpRouting::AddDefault(Hop hop)
     m_default.push_back(hop);
 }
 
+void
+EcmpRouting::SetEvPart(uint16_t mpdtPort, uint16_t evBase, uint32_t bits, uint32_t part)
+{
+    m_mpdtPort = mpdtPort;
+    m_evBase = evBase;
+    m_evBits = bits;
+    m_evPart = part;
+}
+
+const EcmpRouting::Hop*
+EcmpRouting::ChooseByEv(const uint8_t ports[4], const Ipv4Header& header,
+                        const std::vector<Hop>& hops) const
+{
+    uint16_t sport = ports[0] << 8 | ports[1], dport = ports[2] << 8 | ports[3];
+    uint32_t ev = static_cast<uint16_t>(sport - m_evBase);
+
+    if (!m_evBits || header.GetProtocol() != UdpL4Protocol::PROT_NUMBER || dport != m_mpdtPort)
+        return nullptr;
+    return &hops[(ev >> (m_evPart * m_evBits) & ((1U << m_evBits) - 1)) % hops.size()];
+}
+
 /* splitmix64's finalizer: every input bit moves every output bit. */
 static uint64_t
 Mix(uint64_t z)
@@ -63,6 +85,8 @@ EcmpRouting::Choose(Ptr<const Packet> p, const Ipv4Header& header) const
     /* UDP and TCP both start with the two ports. */
     if (p && p->GetSize() >= sizeof(ports))
         p->CopyData(ports, sizeof(ports));
+    if (const Hop* hop = ChooseByEv(ports, header, hops))
+        return hop;
     h = Mix(m_salt ^ ((uint64_t)header.GetSource().Get() << 32 | header.GetDestination().Get()));
     h = Mix(h ^ ((uint64_t)header.GetProtocol() << 32 | (uint64_t)ports[0] << 24 |
                  (uint64_t)ports[1] << 16 | ports[2] << 8 | ports[3]));

@@ -128,15 +128,24 @@ def reps_failure(quick):
 
 def prime_degraded(quick):
     # PRIME §IV-A2: a share of the links degraded; trimming above one BDP.
+    # §III-D: a leaf takes its uplink from the EV's part (--ev-parts), and
+    # PRIME is told the uplinks per tier; on switches that hash the source
+    # port a penalised EV leaves its uplink the other EVs hashed there.
     if quick:
-        f, n, size = leaf_spine(4, 8, 8), 4, MIB
+        f, spines, n, size = leaf_spine(4, 8, 8), 8, 4, MIB
     else:
-        f, n, size = leaf_spine(8, 16, 16), 16, 2 * MIB
+        f, spines, n, size = leaf_spine(8, 16, 16), 16, 16, 2 * MIB
     base = f + GBPS + SMARTT_QUEUE + ["--trim", "--pattern", "permutation",
                                       "--msg-bytes", str(size), "--degrade",
                                       str(n), "--degrade-frac", "0.25"]
-    return [case(name, *base, *lb(name), *cc("smartt"))
-            for name in ("oblivious", "reps", "prime")]
+    hashed = base + lb("prime") + cc("smartt")
+    base = base + ["--ev-parts"] + cc("smartt")
+    algos = [("oblivious", lb("oblivious")), ("reps", lb("reps")),
+             ("prime", lb("prime") + ["--set", "prime-uplinks=%d" % spines])]
+    return [case(name, *base, *algo) for name, algo in algos] + \
+        [case(name + ", told the fabric", *base, *algo, *told(9))
+         for name, algo in algos] + \
+        [case("prime, hashing switches", *hashed)]
 
 
 def paralet_m(quick):
@@ -291,7 +300,8 @@ COMMON_COLS = [
     ("rtos", lambda r: r["rtos"]),
 ]
 EXTRA_COLS = {
-    "reps-failure": [("lost on failed link", lambda r: r["blackholed"])],
+    "reps-failure": [("lost on failed link", lambda r: r["blackholed"]),
+                     ("of them DATA", lambda r: r["blackholed_data"])],
     "prime-degraded": [("trimmed", lambda r: r["trimmed"])],
     "paralet-m": [("slowdown", lambda r: r.get("slowdown")),
                   ("Eq. 1", lambda r: r.get("predicted")),

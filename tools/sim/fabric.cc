@@ -27,6 +27,11 @@ namespace mpdtsim
 using namespace ns3;
 
 static const uint32_t UNREACHED = std::numeric_limits<uint32_t>::max();
+/* Longer than any control packet on a link (MPDT's SACK is 56 bytes of
+ * UDP payload, a TCP ACK with options under 100 bytes): one that carried
+ * payload.
+ */
+static const uint32_t DATA_MIN_BYTES = 256;
 /* A host's NIC queue: deep, never marks (the switches signal). */
 static const uint32_t HOST_QUEUE_BYTES = 64 << 20;
 
@@ -154,18 +159,19 @@ Fabric::Build(const QueueConfig& q, uint64_t seed)
 }
 
 std::vector<uint32_t>
-Fabric::Distances(uint32_t h) const
+Fabric::Distances(const std::vector<uint32_t>& from) const
 {
     std::vector<uint32_t> dist(m_nodes, UNREACHED);
-    std::deque<uint32_t> todo{h};
+    std::deque<uint32_t> todo(from.begin(), from.end());
 
-    dist[h] = 0;
+    for (uint32_t h : from)
+        dist[h] = 0;
     while (!todo.empty())
     {
         uint32_t n = todo.front();
 
         todo.pop_front();
-        if (n < m_hosts && n != h)
+        if (n < m_hosts && dist[n])
             continue; /* hosts forward nothing */
         for (uint32_t li : m_adj[n])
         {
@@ -182,25 +188,26 @@ Fabric::Distances(uint32_t h) const
     return dist;
 }
 
+Ptr<EcmpRouting>
+Fabric::RoutingOf(uint32_t node) const
+{
+    return DynamicCast<EcmpRouting>(m_nodeC.Get(node)->GetObject<Ipv4>()->GetRoutingProtocol());
+}
+
 /* Every shortest path to every host: a switch's next hops towards h are
  * its neighbours one hop closer to h.
  */
 void
 Fabric::InstallRoutes(uint64_t seed)
 {
-    auto routingOf = [this](uint32_t n) {
-        return DynamicCast<EcmpRouting>(
-            m_nodeC.Get(n)->GetObject<Ipv4>()->GetRoutingProtocol());
-    };
-
     for (uint32_t n = 0; n < m_nodes; n++)
-        routingOf(n)->SetSalt(seed * 0x9e3779b97f4a7c15ULL + n);
+        RoutingOf(n)->SetSalt(seed * 0x9e3779b97f4a7c15ULL + n);
     for (uint32_t h = 0; h < m_hosts; h++)
     {
-        std::vector<uint32_t> dist = Distances(h);
+        std::vector<uint32_t> dist = Distances({h});
         const Link& uplink = m_links[m_adj[h][0]];
 
-        routingOf(h)->AddDefault({uplink.iface[0], uplink.addr[1]});
+        RoutingOf(h)->AddDefault({uplink.iface[0], uplink.addr[1]});
         for (uint32_t n = m_hosts; n < m_nodes; n++)
         {
             for (uint32_t li : m_adj[n])
@@ -210,10 +217,33 @@ Fabric::InstallRoutes(uint64_t seed)
                 uint32_t next = end ? l.a : l.b;
 
                 if (dist[n] != UNREACHED && dist[next] + 1 == dist[n])
-                    routingOf(n)->AddRoute(m_hostAddr[h], {l.iface[end], l.addr[1 - end]});
+                    RoutingOf(n)->AddRoute(m_hostAddr[h], {l.iface[end], l.addr[1 - end]});
             }
         }
     }
+}
+
+void
+Fabric::RouteByEvParts(uint16_t mpdtPort, uint16_t evBase)
+{
+    std::vector<uint32_t> hosts(m_hosts), tier, up(m_nodes);
+    uint32_t most = 1, bits = 0;
+
+    for (uint32_t h = 0; h < m_hosts; h++)
+        hosts[h] = h;
+    tier = Distances(hosts);
+    /* A switch's uplinks lead away from the hosts, one tier up. */
+    for (const Link& l : m_links)
+    {
+        if (tier[l.a] != tier[l.b])
+            up[tier[l.a] < tier[l.b] ? l.a : l.b]++;
+    }
+    for (uint32_t n = m_hosts; n < m_nodes; n++)
+        most = std::max(most, up[n]);
+    while ((1U << bits) < most)
+        bits++;
+    for (uint32_t n = m_hosts; n < m_nodes; n++)
+        RoutingOf(n)->SetEvPart(mpdtPort, evBase, bits, tier[n] - 1);
 }
 
 uint32_t
@@ -243,7 +273,7 @@ Fabric::HostBps() const
 Time
 Fabric::OneWay(uint32_t from, uint32_t to, uint32_t mtu) const
 {
-    std::vector<uint32_t> dist = Distances(to);
+    std::vector<uint32_t> dist = Distances({to});
     Time t;
 
     for (uint32_t n = from; n != to;)
@@ -286,7 +316,7 @@ Fabric::Uplinks() const
 }
 
 void
-Fabric::SetReceiveLoss(Ptr<NetDevice> dev, double rate, uint64_t* lost)
+Fabric::SetReceiveLoss(Ptr<NetDevice> dev, double rate, Lost* lost)
 {
     Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
 
@@ -294,7 +324,10 @@ Fabric::SetReceiveLoss(Ptr<NetDevice> dev, double rate, uint64_t* lost)
     em->SetAttribute("ErrorUnit", StringValue("ERROR_UNIT_PACKET"));
     dev->SetAttribute("ReceiveErrorModel", PointerValue(em));
     dev->TraceConnectWithoutContext(
-        "PhyRxDrop", MakeCallback(+[](uint64_t* n, Ptr<const Packet>) { (*n)++; }).Bind(lost));
+        "PhyRxDrop", MakeCallback(+[](Lost* n, Ptr<const Packet> p) {
+                         n->packets++;
+                         n->data += p->GetSize() > DATA_MIN_BYTES;
+                     }).Bind(lost));
 }
 
 void
@@ -348,13 +381,19 @@ Fabric::Trims() const
 uint64_t
 Fabric::BlackHoled() const
 {
-    return m_blackHoled;
+    return m_blackHoled.packets;
+}
+
+uint64_t
+Fabric::BlackHoledData() const
+{
+    return m_blackHoled.data;
 }
 
 uint64_t
 Fabric::RandomLost() const
 {
-    return m_randomLost;
+    return m_randomLost.packets;
 }
 
 std::string

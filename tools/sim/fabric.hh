@@ -20,6 +20,8 @@
 namespace mpdtsim
 {
 
+class EcmpRouting;
+
 struct QueueConfig
 {
     uint32_t maxBytes;
@@ -42,6 +44,11 @@ class Fabric
 
     /* Create the nodes, links, queues and routes. */
     void Build(const QueueConfig& q, uint64_t seed);
+    /* After Build(): every switch routes MPDT's data by its tier's part
+     * of the EV (EcmpRouting::SetEvPart), parts as wide as the most
+     * uplinks a switch has.
+     */
+    void RouteByEvParts(uint16_t mpdtPort, uint16_t evBase);
 
     uint32_t Hosts() const;
     ns3::Ptr<ns3::Node> HostNode(uint32_t h) const;
@@ -71,6 +78,8 @@ class Fabric
     uint64_t Drops() const;
     uint64_t Trims() const;
     uint64_t BlackHoled() const;
+    /* Of those, the packets that carried payload (DATA, TCP segments). */
+    uint64_t BlackHoledData() const;
     uint64_t RandomLost() const;
     std::string Describe() const;
 
@@ -86,11 +95,20 @@ class Fabric
         uint32_t iface[2];
     };
 
+    struct Lost
+    {
+        uint64_t packets = 0;
+        uint64_t data = 0; /* longer than any control packet */
+    };
+
     /* @dev's receiver drops packets at @rate, counted in @lost. */
-    static void SetReceiveLoss(ns3::Ptr<ns3::NetDevice> dev, double rate, uint64_t* lost);
+    static void SetReceiveLoss(ns3::Ptr<ns3::NetDevice> dev, double rate, Lost* lost);
     uint32_t AddLink(uint32_t a, uint32_t b, uint64_t bps, ns3::Time delay, bool up);
-    /* Hops from every node to host @h, through switches only. */
-    std::vector<uint32_t> Distances(uint32_t h) const;
+    /* Hops from every node to the nearest host of @from, through
+     * switches only.
+     */
+    std::vector<uint32_t> Distances(const std::vector<uint32_t>& from) const;
+    ns3::Ptr<EcmpRouting> RoutingOf(uint32_t node) const;
     void InstallRoutes(uint64_t seed);
 
     std::string m_name;
@@ -102,8 +120,8 @@ class Fabric
     ns3::NodeContainer m_nodeC;
     std::vector<ns3::Ipv4Address> m_hostAddr;
     ns3::QueueDiscContainer m_queues;
-    uint64_t m_blackHoled = 0;
-    uint64_t m_randomLost = 0;
+    Lost m_blackHoled;
+    Lost m_randomLost;
 };
 
 } // namespace mpdtsim

@@ -53,6 +53,7 @@ struct Options
     /* Switch ports, in BDPs of the longest path (STrack §4.1). */
     double queueBdp = 5, kminPct = 25, kmaxPct = 75;
     bool trim = false;
+    bool evParts = false; /* switches route MPDT by EV part (PRIME §III-D) */
     uint32_t fail = 0, degrade = 0;
     double failAtUs = 0, degradeFrac = 0.5;
     double lossPct = 0; /* on every link, each way */
@@ -81,6 +82,7 @@ Usage(const char* why)
                  " [--fabric-gbps G] [--delay-us D] [--pattern permutation|alltoall|cross|incast]"
                  " [--senders N] [--flows N] [--msg-bytes B] [--transport mpdt|dctcp] [--label L]"
                  " [--set NAME=VALUE]... [--queue-bdp B] [--kmin-pct P] [--kmax-pct P] [--trim]"
+                 " [--ev-parts]"
                  " [--fail N [--fail-at-us T]] [--degrade N [--degrade-frac F]] [--loss-pct P]"
                  " [--seed S] [--deadline-ms D] [--fct-out FILE]\n";
     std::exit(why ? 2 : 0);
@@ -165,6 +167,8 @@ Parse(int argc, char** argv)
             o.kmaxPct = num();
         else if (a == "--trim")
             o.trim = true;
+        else if (a == "--ev-parts")
+            o.evParts = true;
         else if (a == "--fail")
             o.fail = num();
         else if (a == "--fail-at-us")
@@ -508,6 +512,7 @@ Report(const Options& o, const msim_params* params, const Fabric& fabric, const 
         .Num("base_rtt_us", fabric.BaseRtt(WIRE_MTU).GetSeconds() * 1e6)
         .Num("msg_bytes", o.msgBytes)
         .Bool("trim", o.trim)
+        .Bool("ev_parts", o.evParts)
         .Num("failed_links", o.fail)
         .Num("degraded_links", o.degrade)
         .Num("loss_pct", o.lossPct)
@@ -523,6 +528,7 @@ Report(const Options& o, const msim_params* params, const Fabric& fabric, const 
         .Num("queue_drops", fabric.Drops())
         .Num("trimmed", fabric.Trims())
         .Num("blackholed", fabric.BlackHoled())
+        .Num("blackholed_data", fabric.BlackHoledData())
         .Num("random_lost", fabric.RandomLost())
         .Num("tx_data", c.tx_data)
         .Num("retx", c.retx)
@@ -569,6 +575,8 @@ main(int argc, char** argv)
     if (o.transport == "dctcp")
         ConfigureTcp();
     fabric.Build(q, o.seed);
+    if (o.evParts)
+        fabric.RouteByEvParts(q.mpdtPort, msim_params_ev_port(params.get(), 0));
 
     Run run(o, fabric);
     auto pairs = Pairs(o, fabric.Hosts(), rng);
