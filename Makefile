@@ -346,11 +346,14 @@ wireshark-check:
 	python3 tools/wireshark/test_dissector.py $(CAPTURE)
 
 # The netlink spec against the YNL schema the project keeps
-# (Documentation/netlink/genetlink-legacy.yaml), and the schema against
-# broken copies of the spec (under a second, no VM).
+# (Documentation/netlink/genetlink-legacy.yaml), the schema against broken
+# copies of the spec, and the spec, uAPI, parameter table, mpdt(8) and
+# mpdt(7) against each other, defaults included (under a second, no VM;
+# netlink.sh repeats the last in the VM).
 spec-check:
 	python3 tools/mpdt/spec_schema_check.py
 	python3 tools/mpdt/spec_schema_check.py --self-test
+	python3 tools/mpdt/spec_check.py
 
 # mpdt-perf's options, modes, JSON and size distributions over TCP, MPTCP
 # and UDP on the host (~5 s; it never opens an MPDT socket here:
