@@ -118,7 +118,7 @@ MPDT_PARAM(prime_uplinks, PRIME_UPLINKS, "prime-uplinks",
 	   0, 0, 1024,				/* 0: one part over all EVs */
 	   "prime LB: uplinks per tier (0 = all EVs)")
 MPDT_PARAM(prime_ecn_penalty, PRIME_ECN_PENALTY, "prime-ecn-penalty",
-	   100, 1, 10000,			/* lb_prime.c: one RTT of sends */
+	   100, 1, 10000,			/* lb_prime.c: one RTT of packets */
 	   "prime LB: ECN penalty, % of a BDP of packets sent")
 MPDT_PARAM(prime_nack_penalty, PRIME_NACK_PENALTY, "prime-nack-penalty",
 	   400, 1, 10000,			/* four ECN penalties */
