@@ -66,7 +66,7 @@ static bool to_this_host(const struct sk_buff *skb)
 }
 
 static void dispatch(struct mpdt_sock *msk, const struct mpdt_pkt *pkt,
-		     const struct sk_buff *skb, struct mpdt_rcv *r)
+		     struct sk_buff *skb, struct mpdt_rcv *r)
 {
 	struct mpdt_rx_payload payload = {
 		.skb = skb,

@@ -131,8 +131,9 @@ struct mpdt_txmsg {
 	struct mpdt_txchunk *chunks;	/* in message order */
 };
 
-/* A message being received, assembled in pages as packets arrive; @ra
- * says which bytes are in (reasm.h).
+/* A message being received, as packets arrive: payloads kept in the skbs
+ * they came in (@held, linked by skb->next) or copied into @pages (rx.c);
+ * @ra says which bytes are in (reasm.h).
  */
 struct mpdt_rxmsg {
 	struct mpdt_reasm ra;
@@ -142,7 +143,17 @@ struct mpdt_rxmsg {
 	u32 charged;			/* bytes of sk_rmem_alloc */
 	struct mpdt_addr from;
 	struct page **pages;
+	struct sk_buff *held;
 };
+
+/* Where a held skb's payload goes: @len bytes at @skb_off, to @msg_off. */
+struct mpdt_rx_cb {
+	u32 msg_off;
+	u32 skb_off;
+	u32 len;
+};
+
+#define MPDT_RX_CB(skb)	((struct mpdt_rx_cb *)(skb)->cb)
 
 /* One peer of a socket: the engine decides, this executes. */
 /* New DATA packets on one entropy, held to leave as one UDP GSO skb
@@ -253,9 +264,11 @@ int mpdt_rx_place(struct mpdt_eng *e, struct mpdt_reasm *ra,
 void mpdt_rx_deliver(struct mpdt_eng *e, struct mpdt_reasm *ra);
 void mpdt_rx_forget(struct mpdt_eng *e);
 
-/* The DATA payload handed to the engine, for mpdt_rx_place(). */
+/* The DATA payload handed to the engine, for mpdt_rx_place(), which may
+ * keep a reference to @skb.
+ */
 struct mpdt_rx_payload {
-	const struct sk_buff *skb;
+	struct sk_buff *skb;
 	u32 off;
 };
 

@@ -2,9 +2,11 @@
 /*
  * The receiving half's glue: memory for the messages the engine assembles
  * (admitted whole against SO_RCVBUF, the protocol's limits and the memory
- * cgroup), copying payloads into their pages, and handing complete
- * messages to the socket.  The engine (engine.c) decides what is accepted
- * and acknowledged.  Everything here runs under msk->lock.
+ * cgroup), keeping each payload in the skb it arrived in (or copying it
+ * into the message's pages where that would cost too much), and handing
+ * complete messages to the socket, whose recvmsg() copies each byte once.
+ * The engine (engine.c) decides what is accepted and acknowledged.
+ * Everything here runs under msk->lock.
  */
 #include <linux/highmem.h>
 #include <linux/slab.h>
@@ -43,34 +45,39 @@ static u32 rxmsg_truesize(const struct mpdt_data *d)
 	       npages * (sizeof(struct page *) + PAGE_SIZE);
 }
 
-/* Room for @need: the socket's, and this peer's share of it.  Half the
- * buffer per peer keeps room for others while one peer's messages are
- * incomplete (slow, crashed or hostile); a peer holding nothing may
- * always start one message.
+/* Room for @need more bytes: the socket's, and this peer's share of it.
+ * Half the buffer per peer keeps room for others while one peer's
+ * messages are incomplete (slow, crashed or hostile); a peer holding
+ * nothing may always start one message.  Returns 0 or the drop counter.
  */
-static int rxmsg_room(struct mpdt_conn *c, u32 need)
+static enum mpdt_stat rxmsg_room(struct mpdt_conn *c, u32 need)
 {
 	struct sock *sk = &c->msk->inet.sk;
 	int rmem = atomic_read(&sk->sk_rmem_alloc);
 	int rcvbuf = READ_ONCE(sk->sk_rcvbuf);
 
-	if (rmem && rmem + need > rcvbuf) {
-		mpdt_stat_inc(c->msk->mn, MPDT_STAT_DROP_NO_BUFFER);
-		return -ENOBUFS;
-	}
-	if (c->rx_reserved && c->rx_reserved + need > rcvbuf / 2) {
-		mpdt_stat_inc(c->msk->mn, MPDT_STAT_DROP_PEER_QUOTA);
-		return -ENOBUFS;
-	}
+	if (rmem && rmem + need > rcvbuf)
+		return MPDT_STAT_DROP_NO_BUFFER;
+	if (c->rx_reserved && c->rx_reserved + need > rcvbuf / 2)
+		return MPDT_STAT_DROP_PEER_QUOTA;
 	/* The protocol's memory limits (mpdt_mem) and the socket owner's
 	 * memory cgroup, as for UDP.
 	 */
 	if (need > sk->sk_forward_alloc &&
-	    !__sk_mem_schedule(sk, need, SK_MEM_RECV)) {
-		mpdt_stat_inc(c->msk->mn, MPDT_STAT_DROP_NO_BUFFER);
-		return -ENOBUFS;
-	}
+	    !__sk_mem_schedule(sk, need, SK_MEM_RECV))
+		return MPDT_STAT_DROP_NO_BUFFER;
 	return 0;
+}
+
+/* @need bytes more are held for @m: sk_rmem_alloc and the peer's share. */
+static void rxmsg_charge(struct mpdt_conn *c, struct mpdt_rxmsg *m, u32 need)
+{
+	struct sock *sk = &c->msk->inet.sk;
+
+	m->charged += need;
+	sk_mem_charge(sk, need);
+	atomic_add(need, &sk->sk_rmem_alloc);
+	c->rx_reserved += need;
 }
 
 static struct mpdt_rxmsg *rxmsg_alloc(const struct mpdt_data *d)
@@ -101,40 +108,41 @@ struct mpdt_reasm *mpdt_rx_admit(struct mpdt_eng *e,
 				 const struct mpdt_data *d)
 {
 	struct mpdt_conn *c = mpdt_eng_conn(e);
-	struct sock *sk = &c->msk->inet.sk;
 	u32 need = rxmsg_truesize(d);
+	enum mpdt_stat full = rxmsg_room(c, need);
 	struct mpdt_rxmsg *m;
 
-	if (rxmsg_room(c, need))
+	if (full) {
+		mpdt_stat_inc(c->msk->mn, full);
 		return NULL;
+	}
 	m = rxmsg_alloc(d);
 	if (!m) {
-		sk_mem_reclaim(sk);
+		sk_mem_reclaim(&c->msk->inet.sk);
 		mpdt_stat_inc(c->msk->mn, MPDT_STAT_DROP_NO_BUFFER);
 		return NULL;
 	}
-	m->charged = need;
-	sk_mem_charge(sk, need);
-	atomic_add(need, &sk->sk_rmem_alloc);
-	c->rx_reserved += need;
+	rxmsg_charge(c, m, need);
 	hash_add(c->rx_msgs, &m->hnode, m->ra.id);
 	mpdt_conn_gc_arm(c->msk);
 	return &m->ra;
 }
 
-/* Pages come as payload arrives, out of the message's reservation. */
+/* Pages come as payload arrives, out of the message's reservation.  They
+ * are zeroed: recvmsg() copies a page that may also cover held payloads
+ * before it copies those.
+ */
 static struct page *rxmsg_page(struct mpdt_rxmsg *m, u32 idx)
 {
 	if (!m->pages[idx])
-		m->pages[idx] = alloc_page(GFP_ATOMIC | __GFP_NOWARN);
+		m->pages[idx] = alloc_page(GFP_ATOMIC | __GFP_NOWARN |
+					   __GFP_ZERO);
 	return m->pages[idx];
 }
 
-int mpdt_rx_place(struct mpdt_eng *e, struct mpdt_reasm *ra,
-		  const struct mpdt_data *d, const void *payload)
+static int rxmsg_copy(struct mpdt_rxmsg *m, const struct mpdt_data *d,
+		      const struct mpdt_rx_payload *p)
 {
-	const struct mpdt_rx_payload *p = payload;
-	struct mpdt_rxmsg *m = rxmsg_of(ra);
 	u32 offset = d->offset, len = d->payload_len, skb_off = p->off;
 
 	while (len) {
@@ -154,6 +162,77 @@ int mpdt_rx_place(struct mpdt_eng *e, struct mpdt_reasm *ra,
 	return 0;
 }
 
+/* Keeping an skb costs its truesize; copying its payload, the payload.
+ * An skb is kept when it costs at most twice its payload beyond the
+ * sk_buff itself (a page-pool half page per 1400 bytes does; a small
+ * payload in a large buffer does not), when nobody else holds it, and
+ * when the socket and the peer's share have room for it on top of the
+ * message's reservation, which stays whole so that the message can
+ * always be finished by copying.
+ */
+static bool rxmsg_can_hold(struct mpdt_conn *c, const struct sk_buff *skb,
+			   u32 len)
+{
+	return !skb_shared(skb) &&
+	       skb->truesize <= SKB_TRUESIZE(2 * len) &&
+	       !rxmsg_room(c, skb->truesize);
+}
+
+/* Keep @skb's payload where it is until recvmsg() copies it out.  What
+ * ties the skb to the device, route and namespace it came through goes
+ * now, as when a socket queues an skb: it may outlive them.
+ */
+static void rxmsg_hold(struct mpdt_conn *c, struct mpdt_rxmsg *m,
+		       const struct mpdt_data *d,
+		       const struct mpdt_rx_payload *p)
+{
+	struct sk_buff *skb = skb_get(p->skb);
+	struct mpdt_rx_cb *cb = MPDT_RX_CB(skb);
+
+	rxmsg_charge(c, m, skb->truesize);
+	skb_orphan(skb);
+	skb_dst_drop(skb);
+	skb_ext_reset(skb);
+	nf_reset_ct(skb);
+	skb->dev = NULL;
+	cb->msg_off = d->offset;
+	cb->skb_off = p->off;
+	cb->len = d->payload_len;
+	skb->next = m->held;
+	m->held = skb;
+}
+
+int mpdt_rx_place(struct mpdt_eng *e, struct mpdt_reasm *ra,
+		  const struct mpdt_data *d, const void *payload)
+{
+	const struct mpdt_rx_payload *p = payload;
+	struct mpdt_conn *c = mpdt_eng_conn(e);
+	struct mpdt_rxmsg *m = rxmsg_of(ra);
+
+	if (p->skb->len < p->off + d->payload_len)
+		return -EPROTO;
+	if (rxmsg_can_hold(c, p->skb, d->payload_len)) {
+		rxmsg_hold(c, m, d, p);
+		return 0;
+	}
+	mpdt_stat_inc(c->msk->mn, MPDT_STAT_RX_COPIED);
+	return rxmsg_copy(m, d, p);
+}
+
+/* A complete message needs no more pages: what was reserved for the pages
+ * its held payloads made unnecessary goes back.
+ */
+static void rxmsg_trim(struct mpdt_sock *msk, struct mpdt_rxmsg *m)
+{
+	u32 i, unused = 0;
+
+	for (i = 0; i < m->npages; i++)
+		if (!m->pages[i])
+			unused += PAGE_SIZE;
+	m->charged -= unused;
+	mpdt_rmem_release(msk, unused);
+}
+
 void mpdt_rx_deliver(struct mpdt_eng *e, struct mpdt_reasm *ra)
 {
 	struct mpdt_conn *c = mpdt_eng_conn(e);
@@ -162,6 +241,7 @@ void mpdt_rx_deliver(struct mpdt_eng *e, struct mpdt_reasm *ra)
 
 	hash_del(&m->hnode);
 	c->rx_reserved -= m->charged;
+	rxmsg_trim(msk, m);
 	m->from = c->peer;
 	list_add_tail(&m->node, &msk->rx_ready);
 	msk->inet.sk.sk_data_ready(&msk->inet.sk);
@@ -170,11 +250,14 @@ void mpdt_rx_deliver(struct mpdt_eng *e, struct mpdt_reasm *ra)
 /* Under msk->lock, or while closing (mpdt_rmem_release()). */
 void mpdt_rxmsg_free(struct mpdt_sock *msk, struct mpdt_rxmsg *m)
 {
+	struct sk_buff *skb, *next;
 	u32 i;
 
 	for (i = 0; i < m->npages; i++)
 		if (m->pages[i])
 			__free_page(m->pages[i]);
+	skb_list_walk_safe(m->held, skb, next)
+		consume_skb(skb);
 	mpdt_rmem_release(msk, m->charged);
 	kfree(m->ra.segs);
 	kfree(m->pages);

@@ -301,21 +301,47 @@ static struct mpdt_rxmsg *pop_message(struct mpdt_sock *msk)
 	return m;
 }
 
-/* Copy the first @len bytes of @m to the user; unfilled pages read as 0. */
+/* @it at byte @off of the message, @start being at its first byte. */
+static struct iov_iter *iter_at(struct iov_iter *it,
+				const struct iov_iter *start, u32 off)
+{
+	*it = *start;
+	iov_iter_advance(it, off);
+	return it;
+}
+
+/* The first @len bytes of @m to the user.  Its pages hold the payloads
+ * that were copied on arrival and zeros elsewhere, so they go first and
+ * the held payloads over them: every byte of a complete message is in
+ * one or the other.
+ */
 static int copy_message(struct mpdt_rxmsg *m, struct msghdr *msg, u32 len)
 {
+	const struct iov_iter start = msg->msg_iter;
+	struct sk_buff *skb;
+	struct iov_iter it;
 	u32 off;
 
 	for (off = 0; off < len; off += PAGE_SIZE) {
-		u32 n = min_t(u32, PAGE_SIZE, len - off);
 		struct page *page = m->pages[off / PAGE_SIZE];
-		size_t done = page ? copy_page_to_iter(page, 0, n,
-						       &msg->msg_iter) :
-				     iov_iter_zero(n, &msg->msg_iter);
+		u32 n = min_t(u32, PAGE_SIZE, len - off);
 
-		if (done != n)
+		if (page &&
+		    copy_page_to_iter(page, 0, n, iter_at(&it, &start, off)) != n)
 			return -EFAULT;
 	}
+	for (skb = m->held; skb; skb = skb->next) {
+		const struct mpdt_rx_cb *cb = MPDT_RX_CB(skb);
+		u32 n;
+
+		if (cb->msg_off >= len)
+			continue;
+		n = min(cb->len, len - cb->msg_off);
+		if (skb_copy_datagram_iter(skb, cb->skb_off,
+					   iter_at(&it, &start, cb->msg_off), n))
+			return -EFAULT;
+	}
+	iov_iter_advance(&msg->msg_iter, len);
 	return 0;
 }
 

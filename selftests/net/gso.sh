@@ -9,6 +9,9 @@
 # messages of the sizes that matter to a burst (a packet's payload and a
 # full burst of 16, each +-1, up to the largest message) arrive intact,
 # bursts were sent (tx_gso) and the veth carried fewer skbs than packets.
+# Payloads stay in the skbs they arrived in: only a message's short last
+# packet, whose skb costs more than twice its payload, is copied on
+# arrival (rx_copied).
 # Then the same with segmentation and checksums done in software before
 # the veth (ethtool -K tx-udp-segmentation off, tx off), with whole bursts
 # lost, duplicated and reordered (netem takes the GSO skb as one packet),
@@ -39,20 +42,25 @@ skbs() {
 EDGES=1,1399,1400,1401,22399,22400,22401,$MAX
 
 # transfers LABEL DST: the edge sizes (3 messages each, in turn, in one
-# transfer), then 20 messages up to the largest; sets PKTS (DATA and PROBE
-# packets sent), SKBS (skbs the sender's veth sent) and GSO (bursts sent)
-# over all of them.
+# transfer), then 20 messages up to the largest (MSGS in all); sets PKTS
+# (DATA and PROBE packets sent), SKBS (skbs the sender's veth sent), GSO
+# (bursts sent) and COPIED (payloads the receiver copied on arrival) over
+# all of them.
+MSGS=44
 transfers() {
-	local label=$1 dst=$2 s0 d0 g0
+	local label=$1 dst=$2 s0 d0 g0 c0
 	s0=$(skbs "$NS_A" "$VETH_A")
 	d0=$(($(stat_get "$NS_A" tx_data) + $(stat_get "$NS_A" tx_probe)))
 	g0=$(stat_get "$NS_A" tx_gso)
+	c0=$(stat_get "$NS_B" rx_copied)
 	run_transfer "$label-edges" 24 1 $MAX 240 $((port++)) "$dst" -S "$EDGES"
 	run_transfer "$label-mixed" 20 1 $MAX 240 $((port++)) "$dst"
 	SKBS=$(($(skbs "$NS_A" "$VETH_A") - s0))
 	PKTS=$(($(stat_get "$NS_A" tx_data) + $(stat_get "$NS_A" tx_probe) - d0))
 	GSO=$(($(stat_get "$NS_A" tx_gso) - g0))
-	log "$label: $PKTS packets in $SKBS skbs, $GSO of them bursts"
+	COPIED=$(($(stat_get "$NS_B" rx_copied) - c0))
+	log "$label: $PKTS packets in $SKBS skbs, $GSO of them bursts," \
+	    "$COPIED payloads copied on arrival"
 }
 
 for dst in "$ADDR_B" "$ADDR6_B"; do
@@ -61,6 +69,8 @@ for dst in "$ADDR_B" "$ADDR6_B"; do
 	transfers "$fam" "$dst"
 	assert_gt "$fam: bursts sent" 0 "$GSO"
 	assert_gt "$fam: packets > skbs on the veth" "$SKBS" "$PKTS"
+	assert_le "$fam: payloads copied on arrival (one per message at most)" \
+		"$MSGS" "$COPIED"
 done
 
 ip netns exec "$NS_A" ethtool -K "$VETH_A" tx-udp-segmentation off >/dev/null ||

@@ -73,6 +73,7 @@ const char *const stat_names[MPDT_STAT_MAX + 1] = {
 	[MPDT_STAT_CLOSE_DRAIN]		= "close_drain",
 	[MPDT_STAT_CLOSE_ABANDONED]	= "close_abandoned",
 	[MPDT_STAT_TX_GSO]		= "tx_gso",
+	[MPDT_STAT_RX_COPIED]		= "rx_copied",
 };
 
 /* Both peer address attributes are shown as "peer". */

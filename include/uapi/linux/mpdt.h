@@ -253,6 +253,7 @@ enum mpdt_stat {
 	MPDT_STAT_CLOSE_DRAIN,		/* closed, delivering in the background */
 	MPDT_STAT_CLOSE_ABANDONED,	/* ... gave up: no progress */
 	MPDT_STAT_TX_GSO,		/* skbs of two or more DATA packets */
+	MPDT_STAT_RX_COPIED,		/* payloads copied, not held (rx.c) */
 	__MPDT_STAT_MAX
 };
 
