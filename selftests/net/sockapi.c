@@ -2,7 +2,9 @@
 /*
  * sockapi: the MPDT socket API, one behaviour per test (kselftest harness).
  * Runs over loopback inside one network namespace with the module loaded
- * (sockapi.sh sets that up).
+ * (sockapi.sh sets that up); the tests that read counters or change
+ * parameters make a netns of their own (own_netns()) and run mpdt(8) as
+ * $MPDT_CLI and tc in it.
  *
  * Built with -I include/uapi -I build/ksrc/tools/testing/selftests (the
  * kernel's kselftest_harness.h, from 'make ksrc').
@@ -11,13 +13,17 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <net/if.h>
 #include <poll.h>
+#include <sched.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -510,6 +516,79 @@ static long long netns_stat(const char *name)
 	return -1;
 }
 
+/*
+ * A network namespace of the test's own (the harness runs each test in a
+ * process of its own), lo up: counters that only this test moves,
+ * parameters and a qdisc on lo that only it sees.  The module gives a new
+ * netns its defaults.
+ */
+static int own_netns(void)
+{
+	struct ifreq ifr = { .ifr_name = "lo" };
+	int fd, err;
+
+	if (unshare(CLONE_NEWNET))
+		return -1;
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (fd < 0)
+		return -1;
+	err = ioctl(fd, SIOCGIFFLAGS, &ifr);
+	if (!err) {
+		ifr.ifr_flags |= IFF_UP;
+		err = ioctl(fd, SIOCSIFFLAGS, &ifr);
+	}
+	close(fd);
+	return err;
+}
+
+/* Run the command @arg0, ... (NULL-terminated; one process, PATH searched)
+ * in the test's netns, its stdout into @out (NUL-terminated, cut at
+ * @len - 1; NULL: discarded).  Its exit status, or -1.
+ */
+static int run(char *out, size_t len, const char *arg0, ...)
+{
+	char *argv[16], buf[512];
+	int p[2], status, i = 0;
+	size_t n = 0;
+	va_list ap;
+	ssize_t r;
+	pid_t pid;
+
+	va_start(ap, arg0);
+	for (argv[i] = (char *)arg0; argv[i] && i < 15;)
+		argv[++i] = va_arg(ap, char *);
+	va_end(ap);
+	argv[i] = NULL;
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		dup2(p[1], STDOUT_FILENO);
+		close(p[0]);
+		close(p[1]);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(p[1]);
+	while ((r = read(p[0], buf, sizeof(buf))) > 0) {
+		size_t k = out && n + 1 < len ? len - 1 - n : 0;
+
+		if (k > (size_t)r)
+			k = r;
+		if (k)
+			memcpy(out + n, buf, k);
+		n += k;
+	}
+	close(p[0]);
+	if (out && len)
+		out[n] = 0;
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 /* A receiver closed right after data stays in time-wait (it would answer
  * retransmissions of what it holds), but a new socket may bind its port
  * at once, and one that heard nothing long ago does not enter it.
@@ -867,39 +946,67 @@ TEST(info_after_transfer)
 	free(got);
 }
 
+/*
+ * SO_LINGER with a positive time: close() returns once every message is
+ * acknowledged, so every one is then in the receiver's queue, whole.  In
+ * the test's own netns lo delays each packet LINGER_PATH_MS (netem): a
+ * close() that returned without waiting would find them all still on the
+ * way, since none can reach the receiver sooner.  Read at once, with
+ * MSG_DONTWAIT; nothing is left to deliver in the background.
+ */
+#define LINGER_PATH_MS 100
 TEST(close_with_linger_delivers_everything)
 {
-	int a = mk_bound(PORT(0)), b = mk_bound(PORT(1)), i, seen = 0;
+	size_t sizes[] = { 65536, 20000, 4097, 1400, 8 };
 	struct linger lg = { .l_onoff = 1, .l_linger = 60 };
-	size_t len = 256 << 10;
-	uint8_t *buf = malloc(len + 1);
-	double t0;
+	unsigned int k, nmsg = ARRAY_SIZE(sizes), seen = 0;
+	uint8_t *buf = malloc(65536 + 1);
+	double t0, waited;
+	char delay[16];
+	int a, b;
 
+	snprintf(delay, sizeof(delay), "%dms", LINGER_PATH_MS);
+	ASSERT_EQ(0, own_netns()) TH_LOG("own netns: %s", strerror(errno));
+	ASSERT_EQ(0, run(NULL, 0, "tc", "qdisc", "add", "dev", "lo", "root",
+			 "netem", "delay", delay, NULL))
+		TH_LOG("tc qdisc add dev lo root netem failed");
+	a = mk_bound(PORT(0));
+	b = mk_bound(PORT(1));
 	ASSERT_LE(0, a);
 	ASSERT_LE(0, b);
-	for (i = 0; i < 30; i++) {
-		fill(buf, len, i);
-		ASSERT_EQ((ssize_t)len, send_to(a, buf, len, PORT(1), 0));
-	}
 	ASSERT_EQ(0, setsockopt(a, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)));
 	t0 = now();
+	for (k = 0; k < nmsg; k++) {
+		fill(buf, sizes[k], k);
+		ASSERT_EQ((ssize_t)sizes[k], send_to(a, buf, sizes[k], PORT(1), 0));
+	}
 	ASSERT_EQ(0, close(a));
-	TH_LOG("close() lingered %.2f s", now() - t0);
-	EXPECT_GT(60.0, now() - t0);
-	set_rcvtimeo(b, 30000);
-	for (i = 0; i < 30; i++) {
-		ssize_t n = recv(b, buf, len + 1, 0);
+	waited = now() - t0;
+	for (k = 0; k < nmsg; k++) {
+		ssize_t n = recv(b, buf, 65536 + 1, MSG_DONTWAIT);
 		long idx;
 
-		ASSERT_EQ((ssize_t)len, n) TH_LOG("message %d of 30: %s", i,
-						  n < 0 ? strerror(errno) : "short");
+		ASSERT_LT(0, n) TH_LOG("message %u of %u not in the receiver's queue "
+				       "when close() returned after %.3f s: %s",
+				       k + 1, nmsg, waited,
+				       n < 0 ? strerror(errno) : "empty");
 		idx = check(buf, n);
 		ASSERT_LE(0, idx);
-		ASSERT_GT(30, idx);
+		ASSERT_GT((long)nmsg, idx);
+		EXPECT_EQ((ssize_t)sizes[idx], n);
 		EXPECT_FALSE(seen & (1 << idx));
 		seen |= 1 << idx;
 	}
-	EXPECT_EQ((1 << 30) - 1, seen);
+	EXPECT_EQ((1u << nmsg) - 1, seen);
+	EXPECT_EQ(-1, recv(b, buf, 16, MSG_DONTWAIT));
+	EXPECT_EQ(EAGAIN, errno);
+	TH_LOG("close() lingered %.3f s after the first send", waited);
+	/* No acknowledgment can come back before a round trip of the path. */
+	EXPECT_LE(2 * LINGER_PATH_MS / 1e3, waited);
+	EXPECT_EQ(nmsg, netns_stat("msg_acked"));
+	EXPECT_EQ(nmsg, netns_stat("msg_rx"));
+	EXPECT_EQ(0, netns_stat("close_drain")) TH_LOG("nothing was left to drain");
+	close(b);
 	free(buf);
 }
 
@@ -994,20 +1101,130 @@ TEST(exit_after_send_delivers)
 	close(b);
 }
 
+/*
+ * SO_LINGER with a positive time and a dead peer (no socket on its port):
+ * close() waits the linger time, returns 0 (Linux's close() cannot return
+ * an error: mpdt(7), "Closing"; shutdown() is how a sender learns it),
+ * and then discards what is left.  Nothing drains in the background: the
+ * socket does not enter draining (close_drain), sends nothing more, and a
+ * receiver that binds the port afterwards gets nothing, though a sender
+ * still retrying would reach it within rto-max-us.  Its own netns, with
+ * max-retries high enough that the peer cannot be failed meanwhile (the
+ * discard is the linger's, not conn_failed's) and rto-max-us 200 ms.
+ */
 TEST(close_with_linger_dead_peer_returns)
 {
-	int a = mk_bound(PORT(0));
-	struct linger lg = { .l_onoff = 1, .l_linger = 2 };
-	double t0;
+	struct linger lg = { .l_onoff = 1, .l_linger = 1 };
+	const char *cli = getenv("MPDT_CLI");
+	long long rto, tx;
+	char buf[16];
+	double t0, dt;
+	int a, b, ret;
+	ssize_t n;
 
+	if (!cli)
+		SKIP(return, "no $MPDT_CLI (sockapi.sh sets it)");
+	ASSERT_EQ(0, own_netns()) TH_LOG("own netns: %s", strerror(errno));
+	ASSERT_EQ(0, run(NULL, 0, cli, "param", "set", "max-retries", "1000",
+			 "rto-max-us", "200000", NULL));
+	a = mk_bound(PORT(0));
 	ASSERT_LE(0, a);
 	ASSERT_EQ(0, setsockopt(a, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)));
 	ASSERT_EQ(5, send_to(a, "hello", 5, DEAD_PORT, 0));
 	t0 = now();
-	close(a);
-	TH_LOG("close() returned after %.2f s (SO_LINGER 2 s)", now() - t0);
-	EXPECT_LE(1.5, now() - t0);
-	EXPECT_GT(10.0, now() - t0);
+	ret = close(a);
+	dt = now() - t0;
+	TH_LOG("close() returned %d after %.2f s (SO_LINGER 1 s)", ret, dt);
+	EXPECT_EQ(0, ret) TH_LOG("close(): %s", strerror(errno));
+	EXPECT_EQ(-1, close(a)) TH_LOG("the descriptor outlived close()");
+	EXPECT_EQ(EBADF, errno);
+	EXPECT_LE(0.75, dt);
+	EXPECT_GT(10.0, dt);
+	/* Discarded, not drained, not failed. */
+	EXPECT_EQ(0, netns_stat("close_drain"));
+	EXPECT_EQ(0, netns_stat("conn_failed"));
+	EXPECT_EQ(0, netns_stat("msg_acked"));
+	tx = netns_stat("tx_data");
+	rto = netns_stat("rto");
+	EXPECT_LT(0, tx);
+	b = mk_bound(DEAD_PORT);
+	ASSERT_LE(0, b);
+	set_rcvtimeo(b, 600);	/* 3 x rto-max-us */
+	n = recv(b, buf, sizeof(buf), 0);
+	EXPECT_EQ(-1, n) TH_LOG("a message discarded by close() arrived later");
+	if (n < 0)
+		EXPECT_EQ(EAGAIN, errno);
+	EXPECT_EQ(tx, netns_stat("tx_data")) TH_LOG("sent after close()");
+	EXPECT_EQ(rto, netns_stat("rto"));
+	EXPECT_EQ(0, netns_stat("msg_rx"));
+	close(b);
+}
+
+/* The first "wmem N" of `mpdt sock`'s text, or -1. */
+static long long sock_wmem(const char *text)
+{
+	const char *w = strstr(text, " wmem ");
+
+	return w ? strtoll(w + 6, NULL, 10) : -1;
+}
+
+/*
+ * close() without SO_LINGER while the peer is gone: the socket drains in
+ * the background, bound and holding its messages' memory (mpdt sock:
+ * draining, wmem), until the retry limit fails the peer: max-retries + 1
+ * timeouts.  Its messages go with the failed peer (conn_failed), and the
+ * socket with them.  That is not close_abandoned, which counts a drain
+ * that nothing acknowledged for the reassembly time, (max-retries + 2) x
+ * rto-max-us and at least 10 s, from a peer that answers but never makes
+ * room (mpdt(7), "Closing").  Its own netns, max-retries 3 and every RTO
+ * 600 ms (rto-min-us = rto-max-us): the drain lasts 2.4 s, no less.
+ */
+TEST(close_without_linger_dead_peer_gives_up)
+{
+	const char *cli = getenv("MPDT_CLI");
+	char out[4096];
+	uint8_t *buf = calloc(1, 100000);
+	double t0, end;
+	int a;
+
+	if (!cli)
+		SKIP(return, "no $MPDT_CLI (sockapi.sh sets it)");
+	ASSERT_EQ(0, own_netns()) TH_LOG("own netns: %s", strerror(errno));
+	ASSERT_EQ(0, run(NULL, 0, cli, "param", "set", "max-retries", "3",
+			 "rto-min-us", "600000", "rto-max-us", "600000", NULL));
+	a = mk_bound(PORT(0));
+	ASSERT_LE(0, a);
+	ASSERT_EQ(100000, send_to(a, buf, 100000, DEAD_PORT, 0));
+	ASSERT_EQ(5, send_to(a, "hello", 5, DEAD_PORT, 0));
+	t0 = now();
+	ASSERT_EQ(0, close(a));
+	EXPECT_EQ(1, netns_stat("close_drain"));
+	/* Draining: still bound, its messages still charged to it. */
+	ASSERT_EQ(0, run(out, sizeof(out), cli, "sock", NULL));
+	EXPECT_NE(NULL, strstr(out, "state draining")) TH_LOG("mpdt sock: %s", out);
+	EXPECT_LT(100000, sock_wmem(out)) TH_LOG("mpdt sock: %s", out);
+	/* Until the retry limit fails the peer. */
+	end = t0 + 60;
+	while (netns_stat("conn_failed") < 1 && now() < end)
+		usleep(20000);
+	ASSERT_EQ(1, netns_stat("conn_failed"))
+		TH_LOG("the peer was not failed within 60 s of close()");
+	TH_LOG("gave up %.2f s after close()", now() - t0);
+	EXPECT_EQ(3 + 1, netns_stat("rto")) TH_LOG("max-retries 3");
+	EXPECT_EQ(0, netns_stat("msg_acked"));
+	EXPECT_EQ(0, netns_stat("close_abandoned"));
+	EXPECT_EQ(1, netns_stat("close_drain"));
+	/* Then the socket is gone (a timer tick later). */
+	end = now() + 10;
+	do {
+		ASSERT_EQ(0, run(out, sizeof(out), cli, "sock", NULL));
+		if (!strstr(out, "local "))
+			break;
+		usleep(50000);
+	} while (now() < end);
+	EXPECT_EQ(NULL, strstr(out, "local ")) TH_LOG("still there: %s", out);
+	EXPECT_EQ(0, netns_stat("time_wait"));
+	free(buf);
 }
 
 TEST(send_to_self)

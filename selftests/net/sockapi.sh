@@ -6,7 +6,10 @@
 # sockapi checks one behaviour of the socket API: EAGAIN, EMSGSIZE and
 # SO_SNDBUF, truncation, zero-length messages, POLLIN/POLLOUT/POLLERR and
 # epoll, names, connect/EDESTADDRREQ/EADDRINUSE, MPDT_INFO, SO_LINGER and
-# close, ETIMEDOUT after a dead peer, receive buffer pressure.
+# close, ETIMEDOUT after a dead peer, receive buffer pressure.  The close
+# tests that read counters (close_drain, close_abandoned, conn_failed...)
+# run in a netns of their own (unshare), where they set parameters and a
+# netem delay on lo with mpdt(8) ($MPDT_CLI, exported here) and tc.
 #
 # Arguments are passed to sockapi (the 6.1 kselftest harness ignores them
 # and always runs every test).
@@ -20,7 +23,11 @@ if [[ ! -x $SELFTEST_DIR/sockapi || $SELFTEST_DIR/sockapi.c -nt $SELFTEST_DIR/so
 		skip "sockapi is not built and kselftest_harness.h is missing (make ksrc)"
 fi
 SOCKAPI=$(helper sockapi -I"$KSFT_INC")
+require_cmd tc
+MPDT_CLI=$(mpdt_cli_bin)
+export MPDT_CLI
 mpdt_load
+modprobe sch_netem 2>/dev/null || true
 netns_add "$NS_A"
 log "running $(basename "$SOCKAPI") in $NS_A"
 rc=0
