@@ -6,13 +6,15 @@
 # in the test VM.  Defines: log, exp_setup MODPARAMS, cpu_ticks,
 # run NAME ARGS... (one workload.sh workload; ROWS gets
 # "NAME RC CPU%", $OUT/NAME.ctr MPDT's counters it moved),
-# exp_fabric, mptcp_endpoints, exp_figures ARGS....
+# exp_fabric, param_all, with_params, mptcp_endpoints, exp_figures ARGS....
 
 ROWS=()
 
 log() {
 	printf '[%s] %s\n' "$(date +%T)" "$*" >&2
 }
+
+MPDT_CLI=$REPO/tools/mpdt/mpdt
 
 # shellcheck source=selftests/net/fabric.sh
 . "$REPO/selftests/net/fabric.sh"
@@ -41,17 +43,55 @@ exp_setup() {
 }
 
 # exp_fabric: the 2x4x4 fabric at RATE, DELAY ms per host link (default
-# 1), with PRIME's EV-aware leaves (fabric_ev_routing, prime-uplinks 4 in
-# every host).
+# 1), its leaves EV-aware as PRIME's switches are (fabric_ev_routing: EV
+# v < 4 leaves on the uplink to spine v + 1, every other EV is hashed).
+# MPDT stays at the module's defaults in every host: PRIME is not told of
+# the uplinks (prime-uplinks 0); a row that tells it sets prime-uplinks 4
+# with with_params.
 exp_fabric() {
-	local ns
 	FABRIC_QUIET=1 fabric_create 2 4 4 "$RATE" "${DELAY:-1}" || return 1
-	fabric_ev_routing "$(cat /sys/module/mpdt/parameters/entropy_base)" 4 ||
-		return 1
+	fabric_ev_routing "$(cat /sys/module/mpdt/parameters/entropy_base)" 4
+}
+
+# param_all NAME VALUE...: "mpdt param set" in every host's netns.
+param_all() {
+	local ns
 	for ns in "${FABRIC_HOST_NS[@]}"; do
-		"$REPO/tools/mpdt/mpdt" -n "$ns" param set prime-uplinks 4 \
-			>/dev/null || return 1
+		"$MPDT_CLI" -n "$ns" param set "$@" >/dev/null || return 1
 	done
+}
+
+# with_params "NAME VALUE..." CMD...: CMD (a run of a row that is not the
+# module's defaults: a hand-tuned set, PRIME told of the uplinks) with
+# those parameters set in every host, then the values before put back.
+# If none of them differs from what the hosts have (the defaults caught
+# up with the set), CMD does not run and a line says so: such a row is
+# printed only where it still differs.
+with_params() {
+	local spec=$1 ns=${FABRIC_HOST_NS[0]} set=() before=() names=() k n v rc=0
+	local -A cur=()
+	read -ra set <<<"$spec"
+	shift
+	for ((k = 0; k < ${#set[@]}; k += 2)); do
+		names+=("${set[k]}")
+	done
+	while read -r n v; do
+		cur[$n]=$v
+	done < <("$MPDT_CLI" -n "$ns" param show "${names[@]}")
+	for ((k = 0; k < ${#set[@]}; k += 2)); do
+		[[ -n ${cur[${set[k]}]+x} ]] ||
+			{ log "with_params: no parameter ${set[k]}"; return 1; }
+		[[ ${cur[${set[k]}]} == "${set[k + 1]}" ]] ||
+			before+=("${set[k]}" "${cur[${set[k]}]}")
+	done
+	if ((${#before[@]} == 0)); then
+		log "the hosts have $spec already: no row for $*"
+		return 0
+	fi
+	param_all "${set[@]}" || return 1
+	"$@" || rc=$?
+	param_all "${before[@]}" || rc=1
+	return "$rc"
 }
 
 # cpu_ticks: busy and total jiffies of the guest so far (/proc/stat).

@@ -13,8 +13,9 @@
 # netem adding 1 ms on the host's egress.  On that network:
 #
 #   single:   one flow h0->h1, 4 MiB: tcp, mptcp (IPPROTO_MPTCP), tcp under
-#             mptcpize, mpdt (MPDT_LB/MPDT_CC by name; 1 MiB and 64 KiB
-#             messages), udp (free-running, and paced at 80%)
+#             mptcpize, mpdt (MPDT_LB/MPDT_CC by name, the module's
+#             defaults unless PERF_LB/PERF_CC; 1 MiB and 64 KiB messages),
+#             udp (free-running, and paced at 80%)
 #   patterns: permutation (h0<->h2, h1<->h3) and incast 3->1, tcp and mpdt
 #   other:    IPv6 (tcp, mpdt), two flows per client, an unknown LB refused
 #   modes:    mpdt-perf's own modes over mpdt, h0->h1: --rr (request/
@@ -34,11 +35,13 @@
 # Environment: PERF_RATE (Mbit/s, default 10), PERF_SIZE (default 4M),
 # PERF_BURST (tbf burst, default 32kb: TCG's late timers waste a smaller one),
 # PERF_OUT (results, default $MPDT_RESULTS_DIR/perf or /tmp/perf),
-# PERF_MPDT_PARAMS (insmod parameters, default: cwnd sized for the link),
-# PERF_MPDT_MAX_RATIO (default 4), PERF_LB/PERF_CC (what the single MPDT
-# flow asks for by name, default ecmp/fixed), PERF_GROUPS (which of "single
-# patterns other modes fabric" to run, default "single patterns other
-# modes"; fabric needs selftests/net/fabric.sh).
+# PERF_MPDT_PARAMS (insmod parameters, default none: MPDT runs with the
+# module's defaults and measures each path itself; no check here needs
+# more), PERF_MPDT_MAX_RATIO (default 4), PERF_LB/PERF_CC (what the single
+# MPDT flow asks for by name, default the module's: its lb and cc
+# parameters), PERF_GROUPS (which of "single patterns other modes fabric"
+# to run, default "single patterns other modes"; fabric needs
+# selftests/net/fabric.sh).
 set -uo pipefail
 
 PERF_DIR=$(cd "$(dirname "$0")" && pwd)
@@ -50,11 +53,11 @@ WL=$PERF_DIR/workload.sh
 RATE=${PERF_RATE:-10}
 SIZE=${PERF_SIZE:-4M}
 OUT=${PERF_OUT:-${MPDT_RESULTS_DIR:-/tmp}/perf}
-MPDT_PARAMS=${PERF_MPDT_PARAMS-link_mbps=$RATE base_rtt_us=10000}
+MPDT_PARAMS=${PERF_MPDT_PARAMS-}
 MPDT_MAX_RATIO=${PERF_MPDT_MAX_RATIO:-4}
 BURST=${PERF_BURST:-32kb}
-LB=${PERF_LB:-ecmp}
-CC=${PERF_CC:-fixed}
+LB=${PERF_LB:-}		# set in setup(): the module's default
+CC=${PERF_CC:-}
 RUN_GROUPS=${PERF_GROUPS:-single patterns other modes}
 SW=pf-sw
 HOSTS=(pf-h0 pf-h1 pf-h2 pf-h3)
@@ -105,6 +108,8 @@ setup() {
 		insmod "$REPO/net/mpdt/mpdt.ko" $MPDT_PARAMS || return 1
 		MOD_LOADED=1
 	fi
+	[[ -n $LB ]] || LB=$(</sys/module/mpdt/parameters/lb)
+	[[ -n $CC ]] || CC=$(</sys/module/mpdt/parameters/cc)
 	ip netns add "$SW" || return 1
 	ip -n "$SW" link add br0 type bridge
 	ip -n "$SW" link set br0 up
@@ -473,11 +478,11 @@ main() {
 	[[ -x $PERF ]] || { echo "build it first: make -C tools/perf" >&2; exit 1; }
 	[[ -f $REPO/net/mpdt/mpdt.ko ]] || { echo "build it first: make module" >&2; exit 1; }
 	mkdir -p "$OUT"
-	log "results in $OUT; link $RATE Mbit/s, 1 ms; flows of $SIZE; mpdt params: $MPDT_PARAMS"
 	if ! setup; then
 		echo "setup failed"
 		exit 1
 	fi
+	log "results in $OUT; link $RATE Mbit/s, 1 ms; flows of $SIZE; mpdt params: ${MPDT_PARAMS:-module defaults}; single flow lb $LB, cc $CC"
 	for g in $RUN_GROUPS; do
 		case $g in
 		single | patterns | other | modes) "$g" ;;

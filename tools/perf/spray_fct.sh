@@ -14,18 +14,24 @@
 #
 #   make module tools && tools/testing/vm/run.sh -t 1800 -- tools/perf/spray_fct.sh
 #
-# MPDT runs with the module's defaults: it measures the fabric's base RTT
-# and rate itself.  One more row, mpdt-tuned, runs oblivious spraying with
-# the hand-tuned set the experiment used before MPDT measured its path
-# (SPRAY_TUNED, in every host's netns, then put back), to show what the
-# defaults leave on the table.
+# MPDT runs with the module's defaults, only the policy chosen by name: it
+# measures the fabric's base RTT and rate itself.  Two more rows are not
+# the defaults, each run only where its set still differs from them (in
+# every host's netns, then put back; explib.sh's with_params) and named in
+# the table's notes: mpdt-prime-told, PRIME told that the leaves route
+# EVs 0-3 to spines 1-4 (prime-uplinks 4, as PRIME §III-D's switches
+# assume), and mpdt-tuned, oblivious spraying with the hand-tuned set the
+# experiment used before MPDT measured its path, derived for the fabric
+# at hand, to show what the defaults leave on the table.
 #
 # Environment: SPRAY_RATE (link Mbit/s, default 10), SPRAY_SIZE (default
 # 4M), SPRAY_LBS (default "ecmp oblivious bitmap reps prime paralet"),
 # SPRAY_CC (MPDT congestion control, default: the module's), SPRAY_DELAY
 # (host link delay in ms, default 1), SPRAY_MPDT_PARAMS (insmod
 # parameters, default none), SPRAY_TUNED ("mpdt param set" arguments of
-# the mpdt-tuned row, with cc; empty: no such row), SPRAY_OUT (results,
+# the mpdt-tuned row, with cc; default below; empty: no such row),
+# SPRAY_PRIME_TOLD (those of mpdt-prime-told, default "prime-uplinks 4";
+# empty, or prime not in SPRAY_LBS: no such row), SPRAY_OUT (results,
 # default $MPDT_RESULTS_DIR/spray_fct or /tmp/spray_fct).
 set -uo pipefail
 
@@ -37,11 +43,7 @@ DELAY=${SPRAY_DELAY:-1}
 LBS=${SPRAY_LBS:-ecmp oblivious bitmap reps prime paralet}
 CC=${SPRAY_CC:-}
 MPDT_PARAMS=${SPRAY_MPDT_PARAMS-}
-# The fixed window: about four BDPs of the fabric (9 ms base RTT at
-# 10 Mbit/s), as queueing and TCG's stalls stretch the RTT under load
-# (two BDPs gave 1.8x ideal where four give 1.5x).
-TUNED=${SPRAY_TUNED-cc fixed link-mbps $RATE base-rtt-us 9000 fixed-cwnd 48000 rto-min-us 50000}
-CLI=$REPO/tools/mpdt/mpdt
+PRIME_TOLD=${SPRAY_PRIME_TOLD-prime-uplinks 4}
 OUT=${SPRAY_OUT:-${MPDT_RESULTS_DIR:-/tmp}/spray_fct}
 # shellcheck source=tools/perf/explib.sh
 . "$PERF_DIR/explib.sh"
@@ -82,27 +84,33 @@ print("(x_ideal: FCT / (size / %s Mbit/s), the largest over the flows; "
       "cpu%%: the guest's CPUs busy during the run,\n switches included)"
       % rate)
 PY
+	local rc=$? row
+	for row in "${ROWS[@]}"; do
+		case ${row%% *} in
+		mpdt-prime-told)
+			echo "mpdt-prime-told: not the defaults: prime with $PRIME_TOLD" ;;
+		mpdt-tuned)
+			echo "mpdt-tuned: not the defaults: oblivious with $TUNED" ;;
+		esac
+	done
+	return "$rc"
 }
 
-# set_all ARGS...: mpdt param set ARGS in every host's netns.
-set_all() {
-	local ns
-	for ns in "${FABRIC_HOST_NS[@]}"; do
-		"$CLI" -n "$ns" param set "$@" >/dev/null || return 1
-	done
-}
-
-# The mpdt-tuned row: TUNED in every host, then the values before it.
-run_tuned() {
-	local ns=${FABRIC_HOST_NS[0]} args=() before=() k
-	read -ra args <<<"$TUNED"
-	for ((k = 0; k < ${#args[@]}; k += 2)); do
-		before+=("${args[k]}" "$("$CLI" -n "$ns" param show |
-			awk -v k="${args[k]}" '$1 == k { print $2 }')")
-	done
-	set_all "${args[@]}" || return 1
-	run mpdt-tuned -P mpdt --lb oblivious fabric-permutation
-	set_all "${before[@]}"
+# The mpdt-tuned row's set, once the fabric is up: the hand-tuned one of
+# 10 Mbit/s and 1 ms (base-rtt-us 9000, fixed-cwnd 48000), derived from
+# the fabric as it follows from SPRAY_RATE and SPRAY_DELAY: its base RTT
+# (fabric.sh's FABRIC_RTT_US: the four host-link delays and a full-size
+# packet and its ACK serialized on the four hops; 9056 us at 10 Mbit/s and
+# 1 ms) and a fixed window of 4.25 of its BDPs (48 KB there; about four
+# BDPs as queueing and TCG's stalls stretch the RTT under load: two gave
+# 1.8x ideal where four gave 1.5x), rto-min-us 50 ms.
+tuned_set() {
+	if [[ -n ${SPRAY_TUNED+x} ]]; then
+		echo "$SPRAY_TUNED"
+	else
+		echo "cc fixed link-mbps $RATE base-rtt-us $FABRIC_RTT_US" \
+			"fixed-cwnd $((FABRIC_BDP * 17 / 4)) rto-min-us 50000"
+	fi
 }
 
 main() {
@@ -118,7 +126,15 @@ main() {
 		run "mpdt-$lb" -P mpdt --lb "$lb" "${cc_args[@]}" \
 			fabric-permutation
 	done
-	[[ -z $TUNED ]] || run_tuned || return 1
+	if [[ -n $PRIME_TOLD && " $LBS " == *" prime "* ]]; then
+		with_params "$PRIME_TOLD" run mpdt-prime-told -P mpdt --lb prime \
+			"${cc_args[@]}" fabric-permutation || return 1
+	fi
+	TUNED=$(tuned_set)
+	if [[ -n $TUNED ]]; then
+		with_params "$TUNED" run mpdt-tuned -P mpdt --lb oblivious \
+			fabric-permutation || return 1
+	fi
 	mptcp_endpoints
 	run mptcp -P mptcp fabric-permutation
 	table
