@@ -183,7 +183,7 @@ MPDT_PARAM(smartt_qa_scaling_pct, SMARTT_QA_SCALING_PCT, "smartt-qa-scaling-pct"
 	   "smartt CC: QuickAdapt scaling (%)")
 MPDT_PARAM(smartt_fast_k, SMARTT_FAST_K, "smartt-fast-k",
 	   2, 0, 64,				/* §3.4: k = 2 */
-	   "smartt CC: FastIncrease MTUs per ACK")
+	   "smartt CC: FastIncrease MTUs per packet acked")
 MPDT_PARAM(smartt_fast_rtt_pct, SMARTT_FAST_RTT_PCT, "smartt-fast-rtt-pct",
 	   110, 100, 1000,			/* §3.4: rtt ~ brtt */
 	   "smartt CC: FastIncrease RTT bound (% of base)")
