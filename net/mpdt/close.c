@@ -63,15 +63,44 @@ static void drop_unread(struct mpdt_sock *msk)
 	}
 }
 
+/* What the messages of a draining socket hold is charged to its namespace,
+ * whose draining sockets may hold drain_mem in all: nobody's process bounds
+ * them any more (its file limit, its wait in close()), so without this a
+ * loop of send() to a silent peer and close() would pin memory for the
+ * retry limit each time, as TCP's orphans would without tcp_max_orphans.
+ * The charge is what the socket holds at close(); it only shrinks after.
+ */
+static bool drain_charge(struct mpdt_sock *msk)
+{
+	struct mpdt_net *mn = msk->mn;
+	u32 bytes = READ_ONCE(msk->inet.sk.sk_wmem_queued);
+
+	if (atomic64_add_return(bytes, &mn->drain_bytes) >
+	    READ_ONCE(mn->params.drain_mem)) {
+		atomic64_sub(bytes, &mn->drain_bytes);
+		mpdt_stat_inc(mn, MPDT_STAT_CLOSE_DRAIN_LIMIT);
+		return false;
+	}
+	msk->drain_charged = bytes;
+	return true;
+}
+
+static void drain_uncharge(struct mpdt_sock *msk)
+{
+	atomic64_sub(msk->drain_charged, &msk->mn->drain_bytes);
+	msk->drain_charged = 0;
+}
+
 /* Under msk->lock: keep delivering in the background if anything is left
- * to deliver.  The socket's reference then goes when it is done.
+ * to deliver and the namespace has room for it.  The socket's reference
+ * then goes when it is done.
  */
 static bool drain_enter(struct mpdt_sock *msk, u64 now)
 {
 	struct mpdt_conn *c;
 	int bkt;
 
-	if (!msk->port || all_sent(msk))
+	if (!msk->port || all_sent(msk) || !drain_charge(msk))
 		return false;
 	WRITE_ONCE(msk->draining, true);
 	msk->drain_progress_ns = now;
@@ -164,6 +193,7 @@ static void drain_end(struct mpdt_sock *msk, u64 now)
 {
 	tw_enter_locked(msk, now, tw_time(msk, now));
 	WRITE_ONCE(msk->draining, false);
+	drain_uncharge(msk);
 }
 
 /* The gc timer of a closed socket, under msk->lock: true once the socket

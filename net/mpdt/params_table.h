@@ -51,6 +51,13 @@ MPDT_PARAM(sndbuf, SNDBUF, "sndbuf",
 MPDT_PARAM(rcvbuf, RCVBUF, "rcvbuf",
 	   2 * MPDT_MSG_MAX, 4096, 1 << 30,
 	   "SO_RCVBUF of a new socket, bytes")
+/* What closed sockets still sending in the background may hold, in all,
+ * charged to the namespace when they close (close.c).  Eight full send
+ * buffers: a job's last messages to a few peers, as TCP's orphans.
+ */
+MPDT_PARAM(drain_mem, DRAIN_MEM, "drain-mem",
+	   8 * 2 * MPDT_MSG_MAX, 0, 1 << 30,
+	   "bytes closed sockets may hold while delivering in the background")
 MPDT_PARAM(payload, PAYLOAD, "payload",
 	   1400, 64, 8900,
 	   "DATA payload bytes per packet (64-8900)")

@@ -65,6 +65,7 @@ struct mpdt_net {
 	const struct mpdt_lb_ops *lb;	/* defaults for new connections */
 	const struct mpdt_cc_ops *cc;
 	u32 nsockets;			/* bound MPDT sockets */
+	atomic64_t drain_bytes;		/* held by draining sockets (close.c) */
 	struct mpdt_stats __percpu *stats;
 	spinlock_t ports_lock;		/* writers of ports[] */
 	struct hlist_head ports[1 << MPDT_PORT_HASH_BITS];
@@ -85,6 +86,7 @@ struct mpdt_sock {
 	 */
 	bool draining;
 	bool time_wait;
+	u32 drain_charged;		/* its part of mn->drain_bytes */
 	u64 drain_progress_ns;
 	u64 tw_end_ns;
 	/* Chosen with setsockopt(); NULL: the netns default at connect. */

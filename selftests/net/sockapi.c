@@ -1227,6 +1227,65 @@ TEST(close_without_linger_dead_peer_gives_up)
 	free(buf);
 }
 
+/*
+ * The closed sockets of a namespace still delivering in the background may
+ * hold drain-mem bytes in all: a socket whose messages would exceed it
+ * discards them at close(), counted, and the room comes back when a
+ * draining socket ends.
+ */
+TEST(close_over_drain_mem_discards)
+{
+	const char *cli = getenv("MPDT_CLI");
+	uint8_t *buf = calloc(1, 100000);
+	char out[4096], *first;
+	double end;
+	int a, b, c;
+
+	if (!cli)
+		SKIP(return, "no $MPDT_CLI (sockapi.sh sets it)");
+	ASSERT_EQ(0, own_netns()) TH_LOG("own netns: %s", strerror(errno));
+	/* Room for one socket's 100000-byte message, not two. */
+	ASSERT_EQ(0, run(NULL, 0, cli, "param", "set", "drain-mem", "150000",
+			 "max-retries", "3", "rto-min-us", "600000",
+			 "rto-max-us", "600000", NULL));
+	a = mk_bound(PORT(0));
+	b = mk_bound(PORT(1));
+	ASSERT_LE(0, a);
+	ASSERT_LE(0, b);
+	ASSERT_EQ(100000, send_to(a, buf, 100000, DEAD_PORT, 0));
+	ASSERT_EQ(100000, send_to(b, buf, 100000, DEAD_PORT, 0));
+	ASSERT_EQ(0, close(a));
+	EXPECT_EQ(1, netns_stat("close_drain"));
+	EXPECT_EQ(0, netns_stat("close_drain_limit"));
+	ASSERT_EQ(0, close(b));
+	EXPECT_EQ(1, netns_stat("close_drain"));
+	EXPECT_EQ(1, netns_stat("close_drain_limit"));
+	/* Only the first is left, draining. */
+	ASSERT_EQ(0, run(out, sizeof(out), cli, "sock", NULL));
+	first = strstr(out, "local ");
+	ASSERT_NE(NULL, first) TH_LOG("mpdt sock: %s", out);
+	EXPECT_NE(NULL, strstr(out, "state draining")) TH_LOG("mpdt sock: %s", out);
+	EXPECT_EQ(NULL, strstr(first + 1, "local "))
+		TH_LOG("two sockets left: %s", out);
+	/* Once the first gives up and is gone, the room is back. */
+	end = now() + 60;
+	do {
+		ASSERT_EQ(0, run(out, sizeof(out), cli, "sock", NULL));
+		if (!strstr(out, "local "))
+			break;
+		usleep(50000);
+	} while (now() < end);
+	ASSERT_EQ(NULL, strstr(out, "local ")) TH_LOG("still there: %s", out);
+	EXPECT_EQ(1, netns_stat("conn_failed"));
+	c = mk_bound(PORT(2));
+	ASSERT_LE(0, c);
+	ASSERT_EQ(100000, send_to(c, buf, 100000, DEAD_PORT, 0));
+	ASSERT_EQ(0, close(c));
+	EXPECT_EQ(2, netns_stat("close_drain"));
+	EXPECT_EQ(1, netns_stat("close_drain_limit"));
+	free(buf);
+}
+
 TEST(send_to_self)
 {
 	int a = mk_bound(PORT(0));

@@ -74,6 +74,7 @@ const char *const stat_names[MPDT_STAT_MAX + 1] = {
 	[MPDT_STAT_CLOSE_ABANDONED]	= "close_abandoned",
 	[MPDT_STAT_TX_GSO]		= "tx_gso",
 	[MPDT_STAT_RX_COPIED]		= "rx_copied",
+	[MPDT_STAT_CLOSE_DRAIN_LIMIT]	= "close_drain_limit",
 };
 
 /* Both peer address attributes are shown as "peer". */

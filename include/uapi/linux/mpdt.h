@@ -189,6 +189,7 @@ enum mpdt_param {
 	MPDT_PARAM_SNDBUF,
 	MPDT_PARAM_RCVBUF,
 	MPDT_PARAM_BURST_PKTS,
+	MPDT_PARAM_DRAIN_MEM,
 	__MPDT_PARAM_MAX
 };
 
@@ -254,6 +255,7 @@ enum mpdt_stat {
 	MPDT_STAT_CLOSE_ABANDONED,	/* ... gave up: no progress */
 	MPDT_STAT_TX_GSO,		/* skbs of two or more DATA packets */
 	MPDT_STAT_RX_COPIED,		/* payloads copied, not held (rx.c) */
+	MPDT_STAT_CLOSE_DRAIN_LIMIT,	/* closed over drain_mem: dropped */
 	__MPDT_STAT_MAX
 };
 
