@@ -1168,6 +1168,24 @@ static long long sock_wmem(const char *text)
 	return w ? strtoll(w + 6, NULL, 10) : -1;
 }
 
+/* Wait up to @secs for "mpdt sock" (@cli) to list no socket of this netns;
+ * its last output is in @out.  0 once none is left, -1 if one still is.
+ */
+static int wait_no_sockets(const char *cli, char *out, size_t len,
+			   double secs)
+{
+	double end = now() + secs;
+
+	do {
+		if (run(out, len, cli, "sock", NULL))
+			return -1;
+		if (!strstr(out, "local "))
+			return 0;
+		usleep(50000);
+	} while (now() < end);
+	return -1;
+}
+
 /*
  * close() without SO_LINGER while the peer is gone: the socket drains in
  * the background, bound and holding its messages' memory (mpdt sock:
@@ -1215,14 +1233,8 @@ TEST(close_without_linger_dead_peer_gives_up)
 	EXPECT_EQ(0, netns_stat("close_abandoned"));
 	EXPECT_EQ(1, netns_stat("close_drain"));
 	/* Then the socket is gone (a timer tick later). */
-	end = now() + 10;
-	do {
-		ASSERT_EQ(0, run(out, sizeof(out), cli, "sock", NULL));
-		if (!strstr(out, "local "))
-			break;
-		usleep(50000);
-	} while (now() < end);
-	EXPECT_EQ(NULL, strstr(out, "local ")) TH_LOG("still there: %s", out);
+	EXPECT_EQ(0, wait_no_sockets(cli, out, sizeof(out), 10))
+		TH_LOG("still there: %s", out);
 	EXPECT_EQ(0, netns_stat("time_wait"));
 	free(buf);
 }
@@ -1238,7 +1250,6 @@ TEST(close_over_drain_mem_discards)
 	const char *cli = getenv("MPDT_CLI");
 	uint8_t *buf = calloc(1, 100000);
 	char out[4096], *first;
-	double end;
 	int a, b, c;
 
 	if (!cli)
@@ -1268,14 +1279,8 @@ TEST(close_over_drain_mem_discards)
 	EXPECT_EQ(NULL, strstr(first + 1, "local "))
 		TH_LOG("two sockets left: %s", out);
 	/* Once the first gives up and is gone, the room is back. */
-	end = now() + 60;
-	do {
-		ASSERT_EQ(0, run(out, sizeof(out), cli, "sock", NULL));
-		if (!strstr(out, "local "))
-			break;
-		usleep(50000);
-	} while (now() < end);
-	ASSERT_EQ(NULL, strstr(out, "local ")) TH_LOG("still there: %s", out);
+	ASSERT_EQ(0, wait_no_sockets(cli, out, sizeof(out), 60))
+		TH_LOG("still there: %s", out);
 	EXPECT_EQ(1, netns_stat("conn_failed"));
 	c = mk_bound(PORT(2));
 	ASSERT_LE(0, c);
