@@ -46,15 +46,18 @@ EDGES=1,1399,1400,1401,22399,22400,22401,$MAX
 # (DATA and PROBE packets sent), SKBS (skbs the sender's veth sent), GSO
 # (bursts sent) and COPIED (payloads the receiver copied on arrival) over
 # all of them.
-MSGS=44
+EDGE_MSGS=24
+MIXED_MSGS=20
+MSGS=$((EDGE_MSGS + MIXED_MSGS))
 transfers() {
 	local label=$1 dst=$2 s0 d0 g0 c0
 	s0=$(skbs "$NS_A" "$VETH_A")
 	d0=$(($(stat_get "$NS_A" tx_data) + $(stat_get "$NS_A" tx_probe)))
 	g0=$(stat_get "$NS_A" tx_gso)
 	c0=$(stat_get "$NS_B" rx_copied)
-	run_transfer "$label-edges" 24 1 $MAX 240 $((port++)) "$dst" -S "$EDGES"
-	run_transfer "$label-mixed" 20 1 $MAX 240 $((port++)) "$dst"
+	run_transfer "$label-edges" $EDGE_MSGS 1 $MAX 240 $((port++)) "$dst" \
+		-S "$EDGES"
+	run_transfer "$label-mixed" $MIXED_MSGS 1 $MAX 240 $((port++)) "$dst"
 	SKBS=$(($(skbs "$NS_A" "$VETH_A") - s0))
 	PKTS=$(($(stat_get "$NS_A" tx_data) + $(stat_get "$NS_A" tx_probe) - d0))
 	GSO=$(($(stat_get "$NS_A" tx_gso) - g0))
