@@ -108,6 +108,7 @@ static bool conn_forget(struct mpdt_conn *c, enum mpdt_stat why)
 {
 	struct mpdt_sock *msk = c->msk;
 
+	mpdt_hostq_unwait(c);
 	if (hrtimer_try_to_cancel(&c->timer) < 0)
 		return false;
 	hash_del(&c->node);
@@ -227,6 +228,7 @@ static void count(struct mpdt_eng *e, enum mpdt_stat s, u64 n)
 static const struct mpdt_eng_ops conn_eng_ops = {
 	.xmit		= mpdt_xmit,
 	.flush		= mpdt_xmit_flush,
+	.host_room	= mpdt_tx_host_room,
 	.arm_timer	= mpdt_tx_arm_timer,
 	.count		= count,
 	.tx_release	= mpdt_tx_release,
@@ -309,6 +311,7 @@ struct mpdt_conn *mpdt_conn_create(struct mpdt_sock *msk, bool by_peer,
 	hash_init(c->rx_msgs);
 	hrtimer_init(&c->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
 	c->timer.function = mpdt_conn_timer;
+	INIT_LIST_HEAD(&c->tx_wait);
 	hash_add(msk->conns, &c->node, addr_hash(msk, peer));
 	hash_add(msk->host_conns, &c->host_node, host_hash(msk, peer));
 	list_add_tail(&c->lru, &msk->conn_lru);
@@ -338,6 +341,7 @@ void mpdt_rmem_release(struct mpdt_sock *msk, u32 bytes)
  */
 void mpdt_conn_destroy(struct mpdt_conn *c)
 {
+	mpdt_hostq_unwait(c);
 	hrtimer_cancel(&c->timer);
 	mpdt_netlink_conn_event(c, MPDT_CMD_CONN_CLOSED);
 	mpdt_eng_release(&c->eng);

@@ -85,6 +85,11 @@ struct mpdt_eng_ops {
 	 * the engine's calls.
 	 */
 	void (*flush)(struct mpdt_eng *e);
+	/* Whether the socket's packets still in this host's queues are
+	 * within @limit bytes; if not, run mpdt_eng_on_timer() once they
+	 * are.  NULL: no queue of the host's own to mind (the model).
+	 */
+	bool (*host_room)(struct mpdt_eng *e, u32 limit);
 	/* Run mpdt_eng_on_timer() at @when (ns) or earlier. */
 	void (*arm_timer)(struct mpdt_eng *e, u64 when);
 	void (*count)(struct mpdt_eng *e, enum mpdt_stat s, u64 n);

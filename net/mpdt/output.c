@@ -343,7 +343,7 @@ void mpdt_xmit_flush(struct mpdt_eng *e)
 		skb->csum_offset = offsetof(struct udphdr, check);
 		mpdt_stat_inc(c->msk->mn, MPDT_STAT_TX_GSO);
 	}
-	xmit(c, skb, b->ev);
+	xmit(c, mpdt_hostq_charge(c, skb), b->ev);
 }
 
 /* Append @h and its payload to the held burst (the engine flushes at
@@ -415,6 +415,7 @@ void mpdt_xmit(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
 	u32 payload = pkt->hdr.type == MPDT_T_DATA ? pkt->data.payload_len : 0;
 	const struct mpdt_txmsg *tm = NULL;
 	struct mpdt_pkt h = *pkt;
+	struct sk_buff *skb;
 
 	h.hdr.src_port = c->msk->port;
 	h.hdr.dst_port = ntohs(c->peer.port);
@@ -428,5 +429,6 @@ void mpdt_xmit(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
 		return;
 	}
 	mpdt_xmit_flush(e);
-	xmit(c, pkt_alloc(&h, tm), pkt->hdr.ev);
+	skb = pkt_alloc(&h, tm);
+	xmit(c, payload ? mpdt_hostq_charge(c, skb) : skb, pkt->hdr.ev);
 }

@@ -37,6 +37,7 @@ static void end_round(struct mpdt_path *p, u64 rate)
 {
 	check_full(p, rate);
 	p->rate = max(p->rate, rate);
+	p->last_rate = rate;
 }
 
 bool mpdt_path_on_ack(struct mpdt_path *p, u64 acked, u64 sent_ns,

@@ -57,6 +57,9 @@ struct mpdt_path {
 	u64 delivered;		/* bytes this round */
 	bool app_limited;	/* ran out of data this round */
 	u64 rate;		/* the estimate, bytes/s: the largest round */
+	u64 last_rate;		/* bytes/s of the latest round: what the
+				 * flow gets now, for engine.c host_room()
+				 */
 	u64 full_rate;		/* of the last 25% growth */
 	u32 full_count;		/* rounds since it */
 	bool full;

@@ -99,6 +99,10 @@ struct mpdt_sock {
 	struct list_head conn_lru;	/* least recently heard from first */
 	struct timer_list gc_timer;	/* partial messages, idle conns */
 	struct list_head rx_ready;	/* complete struct mpdt_rxmsg */
+	/* Connections waiting for the host's queues (hostq.c). */
+	spinlock_t tx_wait_lock;
+	struct list_head tx_waiting;
+	u32 tx_wake_at;			/* sk_wmem_alloc that wakes them */
 };
 
 static inline struct mpdt_sock *mpdt_sk(const struct sock *sk)
@@ -180,6 +184,7 @@ struct mpdt_conn {
 	 */
 	struct mpdt_addr local;
 	struct hrtimer timer;		/* the engine's timer */
+	struct list_head tx_wait;	/* msk->tx_waiting, hostq.c */
 	struct dst_cache dst_cache;	/* the route to the peer, output.c */
 	struct mpdt_burst burst;	/* empty between the engine's calls */
 	u32 rx_reserved;		/* bytes its partial messages hold */
@@ -281,6 +286,13 @@ bool mpdt_close_gc(struct mpdt_sock *msk, u64 now);
 
 /* input.c */
 int mpdt_udp_encap_recv(struct sock *sk, struct sk_buff *skb);
+
+/* hostq.c: the socket's share of this host's queues */
+void mpdt_hostq_init(struct mpdt_sock *msk);
+struct sk_buff *mpdt_hostq_charge(struct mpdt_conn *c, struct sk_buff *skb);
+bool mpdt_tx_host_room(struct mpdt_eng *e, u32 limit);
+void mpdt_write_space(struct sock *sk);
+void mpdt_hostq_unwait(struct mpdt_conn *c);
 
 /* output.c */
 void mpdt_xmit(struct mpdt_eng *e, const struct mpdt_pkt *pkt,

@@ -27,6 +27,7 @@ static int mpdt_sk_init(struct sock *sk)
 	timer_setup(&msk->gc_timer, mpdt_conn_gc, 0);
 	INIT_LIST_HEAD(&msk->rx_ready);
 	INIT_HLIST_NODE(&msk->port_node);
+	mpdt_hostq_init(msk);
 	/* The netns's defaults, as UDP takes net.core's. */
 	sk->sk_sndbuf = READ_ONCE(msk->mn->params.sndbuf);
 	sk->sk_rcvbuf = READ_ONCE(msk->mn->params.rcvbuf);

@@ -138,6 +138,8 @@ struct node {
 	u64 tx_new, tx_retx, first_retx_at;
 	u32 held;		/* new DATA since the engine's last flush */
 	u32 flushes;		/* of bursts: with DATA held */
+	u32 host_bursts;	/* host_room() says yes this often more */
+	u32 host_limit;		/* what it was last asked */
 
 	/* The sending application: msgs[i] gets id i. */
 	struct tmsg **msgs;
@@ -720,9 +722,25 @@ static void op_flush(struct mpdt_eng *e)
 	n->held = 0;
 }
 
+/* The sim's host has no queue of its own unless a test gives it one:
+ * room for @host_bursts more asks.
+ */
+static bool op_host_room(struct mpdt_eng *e, u32 limit)
+{
+	struct node *n = node_of(e);
+
+	n->host_limit = limit;
+	if (!n->host_bursts)
+		return false;
+	if (n->host_bursts != U32_MAX)
+		n->host_bursts--;
+	return true;
+}
+
 static const struct mpdt_eng_ops sim_ops = {
 	.xmit		= op_xmit,
 	.flush		= op_flush,
+	.host_room	= op_host_room,
 	.arm_timer	= op_arm_timer,
 	.count		= op_count,
 	.tx_release	= op_tx_release,
@@ -749,6 +767,7 @@ static void node_init(struct sim *s, u32 idx, const struct mpdt_lb_ops *lb,
 	n->name = idx ? "B" : "A";
 	n->port = idx ? PORT_B : PORT_A;
 	n->window = U32_MAX;
+	n->host_bursts = U32_MAX;
 	n->want_incarnations = 1;
 	n->nonce_base = (u32)unit_rand(&s->rng);
 	n->seed = unit_rand(&s->rng);
@@ -1771,6 +1790,55 @@ TEST(slow_links_and_burst_pkts_1_choose_per_packet)
 /* Before the rate is measured a burst is one packet; once it is, bursts
  * carry a millisecond of it.
  */
+/* TCP Small Queues: the host's queues may take a burst while the
+ * socket holds less than two bursts or a millisecond there, 1 MiB at
+ * most.  The window's 20 packets in bursts of 4 (10 Gbit/s, burst-pkts
+ * 4): the host takes two bursts, then none; once its queues drained the
+ * timer sends the rest.
+ */
+TEST(full_host_queues_hold_the_next_burst_back)
+{
+	struct mpdt_params p = default_params();
+	struct sim *s;
+	struct node *a;
+
+	p.link_mbps = 10000;
+	p.base_rtt_us = 100;
+	p.burst_pkts = 4;
+	s = sim_new(&p, &counting_lb, &stub_cc, 1);
+	a = &s->n[0];
+	a->capture = true;
+	choices = 0;
+	a->host_bursts = 2;
+	node_add(a, 30 * p.payload);
+	node_pump(a);
+	ASSERT_EQ(8, a->ncap);
+	EXPECT_EQ(2, choices);
+	EXPECT_EQ(2, a->flushes);
+	EXPECT_EQ(1, a->stats[MPDT_STAT_TX_HOST_LIMITED]);
+	EXPECT_EQ(1 << 20, a->host_limit);	/* 1.25 MB a millisecond */
+	EXPECT_NE(0, a->timer_at);
+	a->host_bursts = U32_MAX;
+	mpdt_eng_on_timer(&a->eng, s->now);
+	ASSERT_EQ(20, a->ncap);
+	EXPECT_EQ(5, choices);
+	sim_free(s);
+
+	/* 100 Mbit/s: 12500 bytes a millisecond, less than two bursts of 8. */
+	p.link_mbps = 100;
+	p.base_rtt_us = 1000;
+	p.burst_pkts = 64;
+	s = sim_new(&p, &counting_lb, &stub_cc, 1);
+	a = &s->n[0];
+	a->capture = true;
+	a->host_bursts = 0;
+	node_add(a, 30 * p.payload);
+	node_pump(a);
+	EXPECT_EQ(0, a->ncap);
+	EXPECT_EQ(2 * 8 * p.payload, a->host_limit);
+	sim_free(s);
+}
+
 TEST(bursts_follow_the_measured_rate)
 {
 	struct mpdt_params p = default_params();

@@ -129,7 +129,8 @@ TEST(growing_rate_keeps_startup)
 }
 
 /* The largest rate of the incarnation: slower rounds (a share, a window
- * limit, a busy host) never lower it, a faster one raises it.
+ * limit, a busy host) never lower it, a faster one raises it.  The
+ * latest round's rate is what the flow gets now.
  */
 TEST(slower_rounds_never_lower_the_rate)
 {
@@ -137,11 +138,14 @@ TEST(slower_rounds_never_lower_the_rate)
 
 	feed_init(&f);
 	feed(&f, 10, GAP, BYTES, false);
+	EXPECT_EQ(RATE, f.p.last_rate);
 	feed(&f, 10 * 30, GAP, BYTES / 5, false);
 	EXPECT_EQ(31, f.rounds);
 	EXPECT_EQ(RATE, f.p.rate);
+	EXPECT_EQ(RATE / 5, f.p.last_rate);
 	feed(&f, 10, GAP, 2 * BYTES, false);
 	EXPECT_EQ(2 * RATE, f.p.rate);
+	EXPECT_EQ(2 * RATE, f.p.last_rate);
 }
 
 /* Rounds short of data (the sender had nothing queued) do not fill the

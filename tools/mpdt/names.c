@@ -75,6 +75,7 @@ const char *const stat_names[MPDT_STAT_MAX + 1] = {
 	[MPDT_STAT_TX_GSO]		= "tx_gso",
 	[MPDT_STAT_RX_COPIED]		= "rx_copied",
 	[MPDT_STAT_CLOSE_DRAIN_LIMIT]	= "close_drain_limit",
+	[MPDT_STAT_TX_HOST_LIMITED]	= "tx_host_limited",
 };
 
 /* Both peer address attributes are shown as "peer". */

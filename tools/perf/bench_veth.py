@@ -196,11 +196,11 @@ def measure(fn):
             **cost(before, snapshot(), rx_bytes)}
 
 
-def profile(secs, top):
+def profile(secs, top, flows):
     """perf record guest-wide while one MPDT client runs; the hottest
     symbols."""
     data = "/tmp/mpdt_bench.perf"
-    mpdt(secs, wrap=("perf", "record", "-a", "-N", "-q", "-e", "cpu-clock",
+    mpdt(secs, flows=flows, wrap=("perf", "record", "-a", "-N", "-q", "-e", "cpu-clock",
                      "-F", "999", "-o", data, "--"))
     rep = subprocess.run(["perf", "report", "-i", data, "--stdio", "-q",
                           "--no-children", "--sort", "dso,sym"],
@@ -226,7 +226,7 @@ def median_row(runs):
     return out
 
 
-def report(names, rows, prof):
+def report(names, rows, prof, flows):
     tcp = rows.get("tcp", {}).get("mbps")
     udp = rows.get("udp", {}).get("mbps")
     print("one veth pair, goodput at the receiver: medians of %d rounds"
@@ -257,8 +257,8 @@ def report(names, rows, prof):
         print("  16 connections: MPDT %.2fx TCP" %
               (rows["mpdt16"]["mbps"] / rows["tcp16"]["mbps"]))
     if prof:
-        print("perf record -a during one MPDT run (cpu-clock, dso and "
-              "symbol, hottest first):")
+        print("perf record -a during one MPDT run of %d connection(s) "
+              "(cpu-clock, dso and symbol, hottest first):" % flows)
         for line in prof:
             print("  " + line)
 
@@ -268,6 +268,8 @@ def main():
     ap.add_argument("-r", "--rounds", type=int, default=3)
     ap.add_argument("-t", "--seconds", type=int, default=10)
     ap.add_argument("-p", "--profile", action="store_true")
+    ap.add_argument("--profile-flows", type=int, default=1,
+                    help="connections of the profiled run (default 1)")
     ap.add_argument("--top", type=int, default=30,
                     help="profile lines shown (default 30)")
     ap.add_argument("--only", nargs="*", default=None,
@@ -290,10 +292,11 @@ def main():
                                                     runs[k][-1]["mbps"]),
                       file=sys.stderr, flush=True)
         rows = {k: median_row(v) for k, v in runs.items()}
-        prof = profile(a.seconds, a.top) if a.profile else None
+        prof = (profile(a.seconds, a.top, a.profile_flows)
+                if a.profile else None)
     finally:
         teardown()
-    report({k: v[0] for k, v in t.items()}, rows, prof)
+    report({k: v[0] for k, v in t.items()}, rows, prof, a.profile_flows)
     print(json.dumps({"rounds": a.rounds, "seconds": a.seconds,
                       "rows": rows, "runs": runs, "profile": prof}))
 
