@@ -1728,27 +1728,41 @@ static const struct mpdt_lb_ops counting_lb = {
 	.choose_ev	= counting_choose_ev,
 };
 
-/* One message of 30 packets against the stub CC's window of 20: the
- * first 20 go in one push, in bursts of @k with one choice each, the last
- * one told of the packets that go (the window's end).
+/* One message of 30 packets on a link of @mbps (base RTT @rtt_us) from a
+ * host whose queues take @host_bursts bursts, after its first push.
  */
-static void check_bursts(struct __test_metadata *_metadata, u32 link_mbps,
-			 u32 base_rtt_us, u32 burst_pkts, u32 k)
+static struct sim *burst_sender(u32 mbps, u32 rtt_us, u32 burst_pkts,
+				u32 host_bursts)
 {
 	struct mpdt_params p = default_params();
 	struct sim *s;
 	struct node *a;
-	u32 i, c;
 
-	p.link_mbps = link_mbps;
-	p.base_rtt_us = base_rtt_us;
+	p.link_mbps = mbps;
+	p.base_rtt_us = rtt_us;
 	p.burst_pkts = burst_pkts;
 	s = sim_new(&p, &counting_lb, &stub_cc, 1);
 	a = &s->n[0];
 	a->capture = true;
 	choices = 0;
+	a->host_bursts = host_bursts;
 	node_add(a, 30 * p.payload);
 	node_pump(a);
+	return s;
+}
+
+/* Against the stub CC's window of 20: the first 20 go in one push, in
+ * bursts of @k with one choice each, the last one told of the packets
+ * that go (the window's end).
+ */
+static void check_bursts(struct __test_metadata *_metadata, u32 link_mbps,
+			 u32 base_rtt_us, u32 burst_pkts, u32 k)
+{
+	struct sim *s = burst_sender(link_mbps, base_rtt_us, burst_pkts,
+				     U32_MAX);
+	struct node *a = &s->n[0];
+	u32 i, c;
+
 	ASSERT_EQ(20, a->ncap);
 	ASSERT_EQ(DIV_ROUND_UP(20, k), choices);
 	ASSERT_EQ(choices, a->flushes);
@@ -1798,20 +1812,9 @@ TEST(slow_links_and_burst_pkts_1_choose_per_packet)
  */
 TEST(full_host_queues_hold_the_next_burst_back)
 {
-	struct mpdt_params p = default_params();
-	struct sim *s;
-	struct node *a;
+	struct sim *s = burst_sender(10000, 100, 4, 2);
+	struct node *a = &s->n[0];
 
-	p.link_mbps = 10000;
-	p.base_rtt_us = 100;
-	p.burst_pkts = 4;
-	s = sim_new(&p, &counting_lb, &stub_cc, 1);
-	a = &s->n[0];
-	a->capture = true;
-	choices = 0;
-	a->host_bursts = 2;
-	node_add(a, 30 * p.payload);
-	node_pump(a);
 	ASSERT_EQ(8, a->ncap);
 	EXPECT_EQ(2, choices);
 	EXPECT_EQ(2, a->flushes);
@@ -1825,17 +1828,10 @@ TEST(full_host_queues_hold_the_next_burst_back)
 	sim_free(s);
 
 	/* 100 Mbit/s: 12500 bytes a millisecond, less than two bursts of 8. */
-	p.link_mbps = 100;
-	p.base_rtt_us = 1000;
-	p.burst_pkts = 64;
-	s = sim_new(&p, &counting_lb, &stub_cc, 1);
+	s = burst_sender(100, 1000, 64, 0);
 	a = &s->n[0];
-	a->capture = true;
-	a->host_bursts = 0;
-	node_add(a, 30 * p.payload);
-	node_pump(a);
 	EXPECT_EQ(0, a->ncap);
-	EXPECT_EQ(2 * 8 * p.payload, a->host_limit);
+	EXPECT_EQ(2 * 8 * s->p.payload, a->host_limit);
 	sim_free(s);
 }
 
