@@ -23,8 +23,16 @@
 #include "protocol.h"
 #include "trace.h"
 
+/* Room for the tunnel's UDP and IP headers and, as netdev_alloc_skb()
+ * leaves, NET_SKB_PAD for the link layer's: an Ethernet header with VLAN
+ * tags fits, a device that needs more gets it from ip_finish_output2()
+ * (skb_expand_head()).  MAX_HEADER's 176 bytes made every head, and the
+ * head of every packet that skb_segment() cuts from a burst on receive
+ * (it keeps the burst's headroom), a 1 KiB allocation, zeroed under
+ * init_on_alloc; now they take 512 bytes.
+ */
 #define MPDT_SKB_HEADROOM \
-	ALIGN(MAX_HEADER + sizeof(struct ipv6hdr) + sizeof(struct udphdr), 16)
+	ALIGN(NET_SKB_PAD + sizeof(struct ipv6hdr) + sizeof(struct udphdr), 16)
 /* A burst's MPDT packets, so that its IP packet stays within 64 KiB. */
 #define MPDT_GSO_MAX_BYTES \
 	(GSO_LEGACY_MAX_SIZE - sizeof(struct ipv6hdr) - sizeof(struct udphdr))
