@@ -127,7 +127,7 @@ static void tw_enter_locked(struct mpdt_sock *msk, u64 now, u64 wait_ns)
 	msk->tw_end_ns = now + wait_ns;
 	drop_unread(msk);
 	hash_for_each(msk->conns, bkt, c, node) {
-		hrtimer_try_to_cancel(&c->timer);
+		mpdt_conn_timer_stop(c);
 		mpdt_eng_time_wait(&c->eng);
 	}
 	mod_timer(&msk->gc_timer, jiffies + nsecs_to_jiffies(wait_ns) + 1);

@@ -108,8 +108,7 @@ static bool conn_forget(struct mpdt_conn *c, enum mpdt_stat why)
 {
 	struct mpdt_sock *msk = c->msk;
 
-	mpdt_hostq_unwait(c);
-	if (hrtimer_try_to_cancel(&c->timer) < 0)
+	if (!mpdt_conn_timer_stop(c))
 		return false;
 	hash_del(&c->node);
 	hash_del(&c->host_node);
@@ -341,7 +340,7 @@ void mpdt_rmem_release(struct mpdt_sock *msk, u32 bytes)
  */
 void mpdt_conn_destroy(struct mpdt_conn *c)
 {
-	mpdt_hostq_unwait(c);
+	mpdt_conn_timer_stop(c);
 	hrtimer_cancel(&c->timer);
 	mpdt_netlink_conn_event(c, MPDT_CMD_CONN_CLOSED);
 	mpdt_eng_release(&c->eng);

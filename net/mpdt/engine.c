@@ -403,9 +403,12 @@ static bool host_room(struct mpdt_eng *e)
 	u64 limit = max_t(u64, 2ULL * burst_size(e) * e->cc.mss,
 			  bytes_per_ms(e, e->path.last_rate));
 
+	if (e->host_full)
+		return false;
 	if (!e->ops->host_room ||
 	    e->ops->host_room(e, min_t(u64, limit, MPDT_HOST_QUEUE_MAX)))
 		return true;
+	e->host_full = true;
 	count(e, MPDT_STAT_TX_HOST_LIMITED);
 	return false;
 }
@@ -601,6 +604,7 @@ static void arm_timer(struct mpdt_eng *e, u64 now)
 static void push(struct mpdt_eng *e, u64 now)
 {
 	if (e->state == MPDT_ENG_ACTIVE && now >= e->pause_until) {
+		e->host_full = false;
 		while (resend_one(e, now) || send_new(e, now))
 			;
 	}

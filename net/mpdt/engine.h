@@ -146,6 +146,7 @@ struct mpdt_eng {
 	u32 burst_left;
 	u16 burst_ev;
 	bool burst_flowlet;
+	bool host_full;			/* this push: host_room() said no */
 	u32 chunk_seq;			/* the next chunk's number */
 	struct mpdt_eng_chunk chunks[MPDT_ENG_CHUNKS];
 

@@ -1,18 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The socket's share of this host's own queues, as TCP Small Queues.
- * Every DATA skb is charged to its socket's sk_wmem_alloc until it leaves
- * the host: a device frees it, or, over a veth or loopback, the receiving
- * stack orphans it in ip_rcv().  The engine asks before each burst whether
- * the socket holds more than its limit there (engine.c host_room()); a
- * connection told no waits on the socket's list, and the skb whose
- * release brings the socket down to half the limit runs the timers of
- * every connection waiting, which send again.
+ * Every packet is charged to its socket's sk_wmem_alloc until it leaves
+ * the host: a device frees it, netem orphans it as it delays it, and over
+ * a veth or loopback the receiving stack orphans it in ip_rcv().  The
+ * engine asks before each burst whether the socket holds more than its
+ * limit there (engine.c host_room()); a connection told no waits on the
+ * socket's list, and the skb whose release brings the socket within the
+ * limit starts the timer of every connection waiting, which sends again.
+ *
+ * One socket may have many connections, each with its own limit (its
+ * rate); the socket's is the largest of them, so that a new or slow
+ * connection is not starved by a fast one's packets.
  *
  * sock_wfree() calls mpdt_write_space() with a unit of sk_wmem_alloc
- * still held, so the socket is there; the list has its own lock because
- * an skb may be freed anywhere, msk->lock held or not.  A connection
- * leaves the list before its timer is cancelled for good.
+ * still held, so the socket is there.  The list has its own lock, taken
+ * with interrupts off, because an skb may be freed anywhere, msk->lock
+ * held or not.  A connection leaves the list before its timer is
+ * cancelled (mpdt_conn_timer_stop()): nothing starts the timer of a
+ * connection being freed, or of a closed socket's, whose end waits for
+ * no timer under msk->lock.
  */
 #include "protocol.h"
 
@@ -23,10 +30,12 @@ void mpdt_hostq_init(struct mpdt_sock *msk)
 	msk->inet.sk.sk_write_space = mpdt_write_space;
 }
 
-/* @skb, DATA of @c's, goes to the host's queues.  skb_set_owner_w()
- * would also stamp the socket's sk_txhash on it as an L4 hash, which
- * kernel multipath routing prefers to the ports, the entropy: MPDT
- * sockets have none (only TCP and a UDP connect() set one).
+/* @skb, one of @c's packets, goes to the host's queues.  Control packets
+ * too, so that the host classifies all of a connection's packets alike
+ * (owner match, cgroup, netprio), though only DATA waits for room.
+ * skb_set_owner_w() would also stamp the socket's sk_txhash on it as an
+ * L4 hash, which kernel multipath routing prefers to the ports, the
+ * entropy: MPDT sockets have none (only TCP and a UDP connect() set one).
  */
 struct sk_buff *mpdt_hostq_charge(struct mpdt_conn *c, struct sk_buff *skb)
 {
@@ -35,15 +44,33 @@ struct sk_buff *mpdt_hostq_charge(struct mpdt_conn *c, struct sk_buff *skb)
 	return skb;
 }
 
-static struct sock *conn_sk(struct mpdt_conn *c)
+/* Under msk->lock: the largest limit of the socket's connections, kept
+ * by the one that set it, which moves it down as well as up; when it is
+ * gone, the next one to ask sets it.
+ */
+static u32 socket_limit(struct mpdt_sock *msk, struct mpdt_conn *c, u32 limit)
 {
-	return &c->msk->inet.sk;
+	if (limit >= msk->tx_limit || msk->tx_limit_by == c ||
+	    !msk->tx_limit_by) {
+		WRITE_ONCE(msk->tx_limit, limit);
+		msk->tx_limit_by = c;
+	}
+	return msk->tx_limit;
 }
 
 /* sk_wmem_alloc counts one for the socket itself. */
-static bool within(struct mpdt_conn *c, u32 limit)
+static bool within(struct mpdt_sock *msk, u32 limit)
 {
-	return refcount_read(&conn_sk(c)->sk_wmem_alloc) <= limit;
+	return refcount_read(&msk->inet.sk.sk_wmem_alloc) <= limit;
+}
+
+static void unwait_locked(struct mpdt_sock *msk, struct mpdt_conn *c)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&msk->tx_wait_lock, flags);
+	list_del_init(&c->tx_wait);
+	spin_unlock_irqrestore(&msk->tx_wait_lock, flags);
 }
 
 bool mpdt_tx_host_room(struct mpdt_eng *e, u32 limit)
@@ -52,15 +79,22 @@ bool mpdt_tx_host_room(struct mpdt_eng *e, u32 limit)
 	struct mpdt_sock *msk = c->msk;
 	unsigned long flags;
 
-	if (within(c, limit))
+	limit = socket_limit(msk, c, limit);
+	if (within(msk, limit))
 		return true;
 	spin_lock_irqsave(&msk->tx_wait_lock, flags);
 	if (list_empty(&c->tx_wait))
 		list_add_tail(&c->tx_wait, &msk->tx_waiting);
-	WRITE_ONCE(msk->tx_wake_at, limit / 2);
 	spin_unlock_irqrestore(&msk->tx_wait_lock, flags);
-	/* An skb released before we were listed found nobody to wake. */
-	return within(c, limit);
+	/* Listed before the second look, which an skb released meanwhile
+	 * may pass: either its mpdt_write_space() sees us, or we see it
+	 * gone (pairs with the barrier there).
+	 */
+	smp_mb();
+	if (!within(msk, limit))
+		return false;
+	unwait_locked(msk, c);
+	return true;
 }
 
 void mpdt_write_space(struct sock *sk)
@@ -69,8 +103,10 @@ void mpdt_write_space(struct sock *sk)
 	struct mpdt_conn *c, *next;
 	unsigned long flags;
 
+	/* After sock_wfree()'s refcount_sub_and_test() of sk_wmem_alloc. */
+	smp_mb__after_atomic();
 	if (list_empty(&msk->tx_waiting) ||
-	    refcount_read(&sk->sk_wmem_alloc) > READ_ONCE(msk->tx_wake_at))
+	    refcount_read(&sk->sk_wmem_alloc) > READ_ONCE(msk->tx_limit))
 		return;
 	spin_lock_irqsave(&msk->tx_wait_lock, flags);
 	list_for_each_entry_safe(c, next, &msk->tx_waiting, tx_wait) {
@@ -80,12 +116,13 @@ void mpdt_write_space(struct sock *sk)
 	spin_unlock_irqrestore(&msk->tx_wait_lock, flags);
 }
 
-/* Before @c's timer is cancelled: nobody may start it again. */
-void mpdt_hostq_unwait(struct mpdt_conn *c)
+/* Stop @c's timer unless it is running (false): off the list first, so
+ * that only the engine may start it again.
+ */
+bool mpdt_conn_timer_stop(struct mpdt_conn *c)
 {
-	unsigned long flags;
-
-	spin_lock_irqsave(&c->msk->tx_wait_lock, flags);
-	list_del_init(&c->tx_wait);
-	spin_unlock_irqrestore(&c->msk->tx_wait_lock, flags);
+	unwait_locked(c->msk, c);
+	if (c->msk->tx_limit_by == c)
+		c->msk->tx_limit_by = NULL;
+	return hrtimer_try_to_cancel(&c->timer) >= 0;
 }

@@ -99,10 +99,13 @@ struct mpdt_sock {
 	struct list_head conn_lru;	/* least recently heard from first */
 	struct timer_list gc_timer;	/* partial messages, idle conns */
 	struct list_head rx_ready;	/* complete struct mpdt_rxmsg */
-	/* Connections waiting for the host's queues (hostq.c). */
+	/* The host's queues (hostq.c): the connections waiting for them,
+	 * and the socket's limit there, set by @tx_limit_by.
+	 */
 	spinlock_t tx_wait_lock;
 	struct list_head tx_waiting;
-	u32 tx_wake_at;			/* sk_wmem_alloc that wakes them */
+	u32 tx_limit;
+	const struct mpdt_conn *tx_limit_by;
 };
 
 static inline struct mpdt_sock *mpdt_sk(const struct sock *sk)
@@ -292,7 +295,7 @@ void mpdt_hostq_init(struct mpdt_sock *msk);
 struct sk_buff *mpdt_hostq_charge(struct mpdt_conn *c, struct sk_buff *skb);
 bool mpdt_tx_host_room(struct mpdt_eng *e, u32 limit);
 void mpdt_write_space(struct sock *sk);
-void mpdt_hostq_unwait(struct mpdt_conn *c);
+bool mpdt_conn_timer_stop(struct mpdt_conn *c);
 
 /* output.c */
 void mpdt_xmit(struct mpdt_eng *e, const struct mpdt_pkt *pkt,

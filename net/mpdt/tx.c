@@ -107,7 +107,7 @@ void mpdt_tx_failed(struct mpdt_eng *e)
 	struct sock *sk = &c->msk->inet.sk;
 
 	mpdt_netlink_conn_event(c, MPDT_CMD_CONN_FAILED);
-	hrtimer_try_to_cancel(&c->timer);
+	mpdt_conn_timer_stop(c);
 	WRITE_ONCE(sk->sk_err, ETIMEDOUT);
 	sk_error_report(sk);
 	mpdt_sock_wake_writers(c->msk);
@@ -117,15 +117,21 @@ void mpdt_tx_failed(struct mpdt_eng *e)
 /* Deadlines mostly move later (every SACK pushes the probe and RTO out), and
  * reprogramming the clock event device on every SACK is costly.  So a timer
  * already set to fire no later than needed is left alone: it fires early,
- * the engine finds nothing due, and asks again.
+ * the engine finds nothing due, and asks again.  Under the host queue's
+ * lock, so that a later deadline does not overwrite the start by
+ * mpdt_write_space() of a connection it woke (hostq.c).
  */
 void mpdt_tx_arm_timer(struct mpdt_eng *e, u64 when)
 {
-	struct hrtimer *t = &mpdt_eng_conn(e)->timer;
+	struct mpdt_conn *c = mpdt_eng_conn(e);
+	struct hrtimer *t = &c->timer;
+	unsigned long flags;
 
-	if (hrtimer_is_queued(t) && ktime_to_ns(hrtimer_get_expires(t)) <= when)
-		return;
-	hrtimer_start(t, ns_to_ktime(when), HRTIMER_MODE_ABS_SOFT);
+	spin_lock_irqsave(&c->msk->tx_wait_lock, flags);
+	if (!hrtimer_is_queued(t) ||
+	    ktime_to_ns(hrtimer_get_expires(t)) > when)
+		hrtimer_start(t, ns_to_ktime(when), HRTIMER_MODE_ABS_SOFT);
+	spin_unlock_irqrestore(&c->msk->tx_wait_lock, flags);
 }
 
 enum hrtimer_restart mpdt_conn_timer(struct hrtimer *t)

@@ -9,7 +9,8 @@
 # its next burst back while the socket has two bursts or a millisecond
 # at its delivery rate there.  With burst-pkts 1 and a 20 Mbit/s bucket
 # that is two packets (2.5 KB a millisecond), three at most in the queue,
-# so the bucket never drops one: messages arrive intact, the qdisc
+# since a packet's skb costs more than its payload: fewer than seven, so
+# the bucket never drops one: messages arrive intact, the qdisc
 # dropped nothing and the connections waited (tx_host_limited).  (Larger
 # bursts raise the limit past this bucket, as TCP's two 64 KB skbs would.)
 

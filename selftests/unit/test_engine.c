@@ -1801,9 +1801,6 @@ TEST(slow_links_and_burst_pkts_1_choose_per_packet)
 	check_bursts(_metadata, 10000, 100, 1, 1);
 }
 
-/* Before the rate is measured a burst is one packet; once it is, bursts
- * carry a millisecond of it.
- */
 /* TCP Small Queues: the host's queues may take a burst while the
  * socket holds less than two bursts or a millisecond there, 1 MiB at
  * most.  The window's 20 packets in bursts of 4 (10 Gbit/s, burst-pkts
@@ -1835,6 +1832,9 @@ TEST(full_host_queues_hold_the_next_burst_back)
 	sim_free(s);
 }
 
+/* Before the rate is measured a burst is one packet; once it is, bursts
+ * carry a millisecond of it.
+ */
 TEST(bursts_follow_the_measured_rate)
 {
 	struct mpdt_params p = default_params();
