@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The socket's share of this host's own queues, as TCP Small Queues.
- * Every packet is charged to its socket's sk_wmem_alloc until it leaves
- * the host: a device frees it, netem orphans it as it delays it, and over
- * a veth or loopback the receiving stack orphans it in ip_rcv().  The
+ * Every DATA skb is charged to its socket's sk_wmem_alloc until it leaves
+ * the host: a device frees it, netem orphans it as it delays it, loopback
+ * as it takes it, and over a veth the receiving stack in ip_rcv().  The
  * engine asks before each burst whether the socket holds more than its
  * limit there (engine.c host_room()); a connection told no waits on the
  * socket's list, and the skb whose release brings the socket within the
@@ -30,9 +30,9 @@ void mpdt_hostq_init(struct mpdt_sock *msk)
 	msk->inet.sk.sk_write_space = mpdt_write_space;
 }
 
-/* @skb, one of @c's packets, goes to the host's queues.  Control packets
- * too, so that the host classifies all of a connection's packets alike
- * (owner match, cgroup, netprio), though only DATA waits for room.
+/* @skb, DATA of @c's, goes to the host's queues.  Control packets are not
+ * charged: SACKs waiting in a full backlog would hold DATA back by bytes
+ * no limit bounds (TCP leaves its pure ACKs out likewise).
  * skb_set_owner_w() would also stamp the socket's sk_txhash on it as an
  * L4 hash, which kernel multipath routing prefers to the ports, the
  * entropy: MPDT sockets have none (only TCP and a UDP connect() set one).
@@ -103,10 +103,12 @@ void mpdt_write_space(struct sock *sk)
 	struct mpdt_conn *c, *next;
 	unsigned long flags;
 
-	/* After sock_wfree()'s refcount_sub_and_test() of sk_wmem_alloc. */
+	/* After sock_wfree()'s refcount_sub_and_test() of sk_wmem_alloc,
+	 * which still holds one unit for the skb leaving.
+	 */
 	smp_mb__after_atomic();
 	if (list_empty(&msk->tx_waiting) ||
-	    refcount_read(&sk->sk_wmem_alloc) > READ_ONCE(msk->tx_limit))
+	    refcount_read(&sk->sk_wmem_alloc) > READ_ONCE(msk->tx_limit) + 1)
 		return;
 	spin_lock_irqsave(&msk->tx_wait_lock, flags);
 	list_for_each_entry_safe(c, next, &msk->tx_waiting, tx_wait) {

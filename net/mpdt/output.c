@@ -423,6 +423,7 @@ void mpdt_xmit(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
 	u32 payload = pkt->hdr.type == MPDT_T_DATA ? pkt->data.payload_len : 0;
 	const struct mpdt_txmsg *tm = NULL;
 	struct mpdt_pkt h = *pkt;
+	struct sk_buff *skb;
 
 	h.hdr.src_port = c->msk->port;
 	h.hdr.dst_port = ntohs(c->peer.port);
@@ -436,5 +437,6 @@ void mpdt_xmit(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
 		return;
 	}
 	mpdt_xmit_flush(e);
-	xmit(c, mpdt_hostq_charge(c, pkt_alloc(&h, tm)), pkt->hdr.ev);
+	skb = pkt_alloc(&h, tm);
+	xmit(c, payload ? mpdt_hostq_charge(c, skb) : skb, pkt->hdr.ev);
 }
