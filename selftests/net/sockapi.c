@@ -897,10 +897,12 @@ TEST(info_after_transfer)
 	EXPECT_NE(0, ia.mi_lb[0]);
 	EXPECT_NE(0, ia.mi_cc[0]);
 	/* The module's defaults measure the path: the base RTT in use is
-	 * the minimum RTT, within the eighth it must move by to be taken
-	 * again; 20 MiB delivered give a rate and a BDP of a payload or more.
+	 * the minimum RTT, rounded up, within the eighth of itself that the
+	 * minimum must move by to be taken again (engine.c moved()); 20 MiB
+	 * delivered give a rate and a BDP of a payload or more.
 	 */
-	EXPECT_LE(ia.mi_base_rtt_us, ia.mi_min_rtt_us + ia.mi_min_rtt_us / 8 + 1);
+	EXPECT_LE(ia.mi_base_rtt_us,
+		  ia.mi_min_rtt_us + ia.mi_base_rtt_us / 8 + 1);
 	EXPECT_LE(ia.mi_min_rtt_us, ia.mi_base_rtt_us + ia.mi_base_rtt_us / 8 + 1);
 	EXPECT_LT(0, ia.mi_delivery_rate);
 	EXPECT_LE(1400, ia.mi_bdp);
