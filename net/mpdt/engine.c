@@ -368,12 +368,6 @@ static void xmit_data(struct mpdt_eng *e, u32 psn, u16 flags, u32 prev_psn)
 	e->ops->xmit(e, &h, m);
 }
 
-/* TCP sizes a TSO burst to about a millisecond at its pacing rate
- * (tcp_tso_autosize()).  A burst here carries about a millisecond at the
- * measured delivery rate (or the configured link speed): one packet on
- * slow paths, where spraying keeps its per-packet granularity, up to
- * burst-pkts on fast ones, where per-packet costs limit the rate.
- */
 /* Bytes a millisecond at the configured link speed, or at @rate. */
 static u64 bytes_per_ms(const struct mpdt_eng *e, u64 rate)
 {
@@ -382,6 +376,12 @@ static u64 bytes_per_ms(const struct mpdt_eng *e, u64 rate)
 	return mbps ? (u64)mbps * 125 : mpdt_div(rate, 1000);
 }
 
+/* TCP sizes a TSO burst to about a millisecond at its pacing rate
+ * (tcp_tso_autosize()).  A burst here carries about a millisecond at the
+ * measured delivery rate (or the configured link speed): one packet on
+ * slow paths, where spraying keeps its per-packet granularity, up to
+ * burst-pkts on fast ones, where per-packet costs limit the rate.
+ */
 static u32 burst_size(const struct mpdt_eng *e)
 {
 	return clamp(mpdt_div(bytes_per_ms(e, e->path.rate), e->cc.mss), 1ULL,
@@ -400,11 +400,12 @@ static u32 burst_size(const struct mpdt_eng *e)
  */
 static bool host_room(struct mpdt_eng *e)
 {
-	u64 limit = max_t(u64, 2ULL * burst_size(e) * e->cc.mss,
-			  bytes_per_ms(e, e->path.last_rate));
+	u64 limit;
 
 	if (e->host_full)
 		return false;
+	limit = max_t(u64, 2ULL * burst_size(e) * e->cc.mss,
+		      bytes_per_ms(e, e->path.last_rate));
 	if (!e->ops->host_room ||
 	    e->ops->host_room(e, min_t(u64, limit, MPDT_HOST_QUEUE_MAX)))
 		return true;

@@ -64,7 +64,7 @@ static bool within(struct mpdt_sock *msk, u32 limit)
 	return refcount_read(&msk->inet.sk.sk_wmem_alloc) <= limit;
 }
 
-static void unwait_locked(struct mpdt_sock *msk, struct mpdt_conn *c)
+static void unwait(struct mpdt_sock *msk, struct mpdt_conn *c)
 {
 	unsigned long flags;
 
@@ -93,7 +93,7 @@ bool mpdt_tx_host_room(struct mpdt_eng *e, u32 limit)
 	smp_mb();
 	if (!within(msk, limit))
 		return false;
-	unwait_locked(msk, c);
+	unwait(msk, c);
 	return true;
 }
 
@@ -123,7 +123,7 @@ void mpdt_write_space(struct sock *sk)
  */
 bool mpdt_conn_timer_stop(struct mpdt_conn *c)
 {
-	unwait_locked(c->msk, c);
+	unwait(c->msk, c);
 	if (c->msk->tx_limit_by == c)
 		c->msk->tx_limit_by = NULL;
 	return hrtimer_try_to_cancel(&c->timer) >= 0;
