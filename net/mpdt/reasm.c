@@ -2,12 +2,16 @@
 /* Message assembly: the segment grid of wire-format.rst 4.1.  Pure core. */
 #include "reasm.h"
 
+static bool test_bit64(const u64 *words, u32 bit)
+{
+	return words[bit / 64] & (1ULL << (bit % 64));
+}
+
 static bool test_and_set(u64 *words, u32 bit)
 {
-	u64 mask = 1ULL << (bit % 64);
-	bool was = words[bit / 64] & mask;
+	bool was = test_bit64(words, bit);
 
-	words[bit / 64] |= mask;
+	words[bit / 64] |= 1ULL << (bit % 64);
 	return was;
 }
 
@@ -65,4 +69,19 @@ void mpdt_reasm_unclaim(struct mpdt_reasm *ra, u32 off)
 		ra->segs[off / ra->seg / 64] &= ~(1ULL << (off / ra->seg % 64));
 	else
 		ra->have_last = false;
+}
+
+bool mpdt_reasm_has(const struct mpdt_reasm *ra, u32 off, u32 len)
+{
+	u32 seg;
+
+	if (!len || off > ra->len || len > ra->len - off)
+		return false;
+	/* Before the grid is known only the last packet can be in. */
+	if (!ra->seg)
+		return ra->have_last && ra->last_off <= off;
+	for (seg = off / ra->seg; seg <= (off + len - 1) / ra->seg; seg++)
+		if (!test_bit64(ra->segs, seg))
+			return false;
+	return true;
 }

@@ -167,8 +167,8 @@ static int rxmsg_copy(struct mpdt_rxmsg *m, const struct mpdt_data *d,
  * sk_buff itself (a page-pool half page per 1400 bytes does; a small
  * payload in a large buffer does not), when nobody else holds it, and
  * when the socket and the peer's share have room for it on top of the
- * message's reservation, which stays whole so that the message can
- * always be finished by copying.
+ * message's reservation, which covers every page still to come so that
+ * the message can always be finished by copying.
  */
 static bool rxmsg_can_hold(struct mpdt_conn *c, const struct sk_buff *skb,
 			   u32 len)
@@ -202,6 +202,32 @@ static void rxmsg_hold(struct mpdt_conn *c, struct mpdt_rxmsg *m,
 	m->held = skb;
 }
 
+/* A page's reservation is there so that the message can always be
+ * finished by copying.  Once held payloads brought every byte of a page
+ * that was never allocated, nothing will be copied into it: its
+ * reservation goes back, so a message whose skbs are held is not charged
+ * twice.  No later packet can touch such a page (its bytes are all
+ * claimed), so each is returned once, and a complete message holds no
+ * reservation for pages it does not have.
+ */
+static void rxmsg_unreserve(struct mpdt_conn *c, struct mpdt_rxmsg *m,
+			    u32 off, u32 len)
+{
+	u32 i;
+
+	for (i = off / PAGE_SIZE; i < DIV_ROUND_UP(off + len, PAGE_SIZE); i++) {
+		u32 start = i * PAGE_SIZE;
+
+		if (m->pages[i] ||
+		    !mpdt_reasm_has(&m->ra, start,
+				    min_t(u32, PAGE_SIZE, m->ra.len - start)))
+			continue;
+		m->charged -= PAGE_SIZE;
+		c->rx_reserved -= PAGE_SIZE;
+		mpdt_rmem_release(c->msk, PAGE_SIZE);
+	}
+}
+
 int mpdt_rx_place(struct mpdt_eng *e, struct mpdt_reasm *ra,
 		  const struct mpdt_data *d, const void *payload)
 {
@@ -213,24 +239,11 @@ int mpdt_rx_place(struct mpdt_eng *e, struct mpdt_reasm *ra,
 		return -EPROTO;
 	if (rxmsg_can_hold(c, p->skb, d->payload_len)) {
 		rxmsg_hold(c, m, d, p);
+		rxmsg_unreserve(c, m, d->offset, d->payload_len);
 		return 0;
 	}
 	mpdt_stat_inc(c->msk->mn, MPDT_STAT_RX_COPIED);
 	return rxmsg_copy(m, d, p);
-}
-
-/* A complete message needs no more pages: what was reserved for the pages
- * its held payloads made unnecessary goes back.
- */
-static void rxmsg_trim(struct mpdt_sock *msk, struct mpdt_rxmsg *m)
-{
-	u32 i, unused = 0;
-
-	for (i = 0; i < m->npages; i++)
-		if (!m->pages[i])
-			unused += PAGE_SIZE;
-	m->charged -= unused;
-	mpdt_rmem_release(msk, unused);
 }
 
 void mpdt_rx_deliver(struct mpdt_eng *e, struct mpdt_reasm *ra)
@@ -241,7 +254,6 @@ void mpdt_rx_deliver(struct mpdt_eng *e, struct mpdt_reasm *ra)
 
 	hash_del(&m->hnode);
 	c->rx_reserved -= m->charged;
-	rxmsg_trim(msk, m);
 	m->from = c->peer;
 	list_add_tail(&m->node, &msk->rx_ready);
 	msk->inet.sk.sk_data_ready(&msk->inet.sk);

@@ -12,6 +12,10 @@
 # Payloads stay in the skbs they arrived in: only a message's short last
 # packet, whose skb costs more than twice its payload, is copied on
 # arrival (rx_copied).
+# Messages a quarter of the default SO_RCVBUF (half a peer's share of
+# it) are held whole as well: a held skb costs about 1.6 times its
+# payload, which fits the share only because a page's reservation goes
+# back once held payloads brought all its bytes (rx.c).
 # Then the same with segmentation and checksums done in software before
 # the veth (ethtool -K tx-udp-segmentation off, tx off), with whole bursts
 # lost, duplicated and reordered (netem takes the GSO skb as one packet),
@@ -75,6 +79,14 @@ for dst in "$ADDR_B" "$ADDR6_B"; do
 	assert_le "$fam: payloads copied on arrival (one per message at most)" \
 		"$MSGS" "$COPIED"
 done
+
+rcvbuf=$("$(mpdt_cli_bin)" -n "$NS_B" param show rcvbuf | awk '{ print $2 }')
+LARGE_MSGS=3
+c0=$(stat_get "$NS_B" rx_copied)
+run_transfer large $LARGE_MSGS $((rcvbuf / 4)) $((rcvbuf / 4)) 240 \
+	$((port++)) "$ADDR_B"
+assert_le "messages of a quarter of SO_RCVBUF: payloads copied on arrival" \
+	"$LARGE_MSGS" $(($(stat_get "$NS_B" rx_copied) - c0))
 
 ip netns exec "$NS_A" ethtool -K "$VETH_A" tx-udp-segmentation off >/dev/null ||
 	fail "cannot turn UDP segmentation offload off"
