@@ -41,7 +41,9 @@ int mpdt_reasm_claim(struct mpdt_reasm *ra, u32 off, u32 len);
 /* Undo a claim whose bytes could not be stored. */
 void mpdt_reasm_unclaim(struct mpdt_reasm *ra, u32 off);
 
-/* Whether every byte of [off, off + len), within the message, was written. */
+/* Whether every byte of [off, off + len), within the message, was claimed;
+ * never for an empty range.
+ */
 bool mpdt_reasm_has(const struct mpdt_reasm *ra, u32 off, u32 len);
 
 static inline bool mpdt_reasm_complete(const struct mpdt_reasm *ra)

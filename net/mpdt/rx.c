@@ -162,20 +162,63 @@ static int rxmsg_copy(struct mpdt_rxmsg *m, const struct mpdt_data *d,
 	return 0;
 }
 
-/* Keeping an skb costs its truesize; copying its payload, the payload.
- * An skb is kept when it costs at most twice its payload beyond the
- * sk_buff itself (a page-pool half page per 1400 bytes does; a small
- * payload in a large buffer does not), when nobody else holds it, and
- * when the socket and the peer's share have room for it on top of the
- * message's reservation, which covers every page still to come so that
- * the message can always be finished by copying.
+/* A page's reservation is there so that the message can always be
+ * finished by copying.  Once every byte of a page that was never
+ * allocated has been claimed, nothing will be copied into it, and holding
+ * the payload that completes it makes its reservation spare: a page is
+ * not charged both as a reservation and as the held payloads that fill
+ * it.
+ * Asked after the payload's bytes were claimed.  A page counts once: any
+ * later packet touching it overlaps claimed bytes and is refused before it
+ * is placed.  That rests on rx_accept() unclaiming only the packet it
+ * failed to place, and on nothing failing after a hold.
+ */
+static u32 rxmsg_spare(const struct mpdt_rxmsg *m, u32 off, u32 len)
+{
+	u32 i, end = DIV_ROUND_UP(off + len, PAGE_SIZE), spare = 0;
+
+	for (i = off / PAGE_SIZE; i < end; i++) {
+		u32 start = i * PAGE_SIZE;
+
+		if (!m->pages[i] &&
+		    mpdt_reasm_has(&m->ra, start,
+				   min_t(u32, PAGE_SIZE, m->ra.len - start)))
+			spare += PAGE_SIZE;
+	}
+	return spare;
+}
+
+/* Keeping an skb costs its truesize less the reservation it makes spare;
+ * copying its payload, the payload.  An skb is kept when it costs at most
+ * twice its payload beyond the sk_buff itself (a page-pool half page per
+ * 1400 bytes does; a small payload in a large buffer does not), when
+ * nobody else holds it, and when the socket and the peer's share have
+ * room for what it adds to the message's reservation, which covers every
+ * page still to come.
  */
 static bool rxmsg_can_hold(struct mpdt_conn *c, const struct sk_buff *skb,
-			   u32 len)
+			   u32 len, u32 spare)
 {
 	return !skb_shared(skb) &&
 	       skb->truesize <= SKB_TRUESIZE(2 * len) &&
-	       !rxmsg_room(c, skb->truesize);
+	       (skb->truesize <= spare ||
+		!rxmsg_room(c, skb->truesize - spare));
+}
+
+/* @add bytes join the message's charge and @spare bytes of its
+ * reservation leave it, as one change: the room rxmsg_can_hold() found
+ * for the difference is the room used.
+ */
+static void rxmsg_recharge(struct mpdt_conn *c, struct mpdt_rxmsg *m,
+			   u32 add, u32 spare)
+{
+	if (add >= spare) {
+		rxmsg_charge(c, m, add - spare);
+		return;
+	}
+	m->charged -= spare - add;
+	c->rx_reserved -= spare - add;
+	mpdt_rmem_release(c->msk, spare - add);
 }
 
 /* Keep @skb's payload where it is until recvmsg() copies it out.  What
@@ -184,12 +227,12 @@ static bool rxmsg_can_hold(struct mpdt_conn *c, const struct sk_buff *skb,
  */
 static void rxmsg_hold(struct mpdt_conn *c, struct mpdt_rxmsg *m,
 		       const struct mpdt_data *d,
-		       const struct mpdt_rx_payload *p)
+		       const struct mpdt_rx_payload *p, u32 spare)
 {
 	struct sk_buff *skb = skb_get(p->skb);
 	struct mpdt_rx_cb *cb = MPDT_RX_CB(skb);
 
-	rxmsg_charge(c, m, skb->truesize);
+	rxmsg_recharge(c, m, skb->truesize, spare);
 	skb_orphan(skb);
 	skb_dst_drop(skb);
 	skb_ext_reset(skb);
@@ -202,44 +245,19 @@ static void rxmsg_hold(struct mpdt_conn *c, struct mpdt_rxmsg *m,
 	m->held = skb;
 }
 
-/* A page's reservation is there so that the message can always be
- * finished by copying.  Once held payloads brought every byte of a page
- * that was never allocated, nothing will be copied into it: its
- * reservation goes back, so a message whose skbs are held is not charged
- * twice.  No later packet can touch such a page (its bytes are all
- * claimed), so each is returned once, and a complete message holds no
- * reservation for pages it does not have.
- */
-static void rxmsg_unreserve(struct mpdt_conn *c, struct mpdt_rxmsg *m,
-			    u32 off, u32 len)
-{
-	u32 i;
-
-	for (i = off / PAGE_SIZE; i < DIV_ROUND_UP(off + len, PAGE_SIZE); i++) {
-		u32 start = i * PAGE_SIZE;
-
-		if (m->pages[i] ||
-		    !mpdt_reasm_has(&m->ra, start,
-				    min_t(u32, PAGE_SIZE, m->ra.len - start)))
-			continue;
-		m->charged -= PAGE_SIZE;
-		c->rx_reserved -= PAGE_SIZE;
-		mpdt_rmem_release(c->msk, PAGE_SIZE);
-	}
-}
-
 int mpdt_rx_place(struct mpdt_eng *e, struct mpdt_reasm *ra,
 		  const struct mpdt_data *d, const void *payload)
 {
 	const struct mpdt_rx_payload *p = payload;
 	struct mpdt_conn *c = mpdt_eng_conn(e);
 	struct mpdt_rxmsg *m = rxmsg_of(ra);
+	u32 spare;
 
 	if (p->skb->len < p->off + d->payload_len)
 		return -EPROTO;
-	if (rxmsg_can_hold(c, p->skb, d->payload_len)) {
-		rxmsg_hold(c, m, d, p);
-		rxmsg_unreserve(c, m, d->offset, d->payload_len);
+	spare = rxmsg_spare(m, d->offset, d->payload_len);
+	if (rxmsg_can_hold(c, p->skb, d->payload_len, spare)) {
+		rxmsg_hold(c, m, d, p, spare);
 		return 0;
 	}
 	mpdt_stat_inc(c->msk->mn, MPDT_STAT_RX_COPIED);

@@ -2,7 +2,7 @@
 /*
  * Message assembly (net/mpdt/reasm.c): the segment grid of
  * wire-format.rst 4.1, learnt from the first packet that is not the last,
- * and which byte ranges of a message have been written, by which the
+ * and which byte ranges of a message have been claimed, by which the
  * receiver returns the reservation of pages held payloads completed.
  */
 #include "unit.h"
@@ -56,6 +56,9 @@ TEST_F(ra, early_last_packet_joins_the_grid)
 	EXPECT_EQ(-EEXIST, claim(&self->ra, 8));
 	EXPECT_EQ(0, claim(&self->ra, 0));
 	EXPECT_EQ(-EEXIST, claim(&self->ra, 8));
+	/* The grid kept the last segment's bit. */
+	EXPECT_TRUE(mpdt_reasm_has(&self->ra, 8 * SEG, self->ra.len - 8 * SEG));
+	EXPECT_FALSE(mpdt_reasm_has(&self->ra, 7 * SEG, SEG));
 }
 
 TEST_F(ra, early_last_packet_off_the_grid_refuses_the_grid)
@@ -104,6 +107,8 @@ TEST_F(ra, before_the_grid_only_the_last_packet_is_had)
 	EXPECT_TRUE(mpdt_reasm_has(&self->ra, last, self->ra.len - last));
 	EXPECT_TRUE(mpdt_reasm_has(&self->ra, 3 * PAGE, 100));
 	EXPECT_FALSE(mpdt_reasm_has(&self->ra, 2 * PAGE, PAGE + 100));
+	mpdt_reasm_unclaim(&self->ra, last);
+	EXPECT_FALSE(mpdt_reasm_has(&self->ra, 3 * PAGE, 100));
 }
 
 /* Ranges outside the message, or empty, are never had. */
