@@ -69,7 +69,9 @@ static enum mpdt_stat rxmsg_room(struct mpdt_conn *c, u32 need)
 	return 0;
 }
 
-/* @need bytes more are held for @m: sk_rmem_alloc and the peer's share. */
+/* @need bytes more are held for @m: sk_rmem_alloc and the peer's share,
+ * out of the forward allocation rxmsg_room() made sure of.
+ */
 static void rxmsg_charge(struct mpdt_conn *c, struct mpdt_rxmsg *m, u32 need)
 {
 	struct sock *sk = &c->msk->inet.sk;
@@ -168,10 +170,13 @@ static int rxmsg_copy(struct mpdt_rxmsg *m, const struct mpdt_data *d,
  * the payload that completes it makes its reservation spare: a page is
  * not charged both as a reservation and as the held payloads that fill
  * it.
+ *
  * Asked after the payload's bytes were claimed.  A page counts once: any
  * later packet touching it overlaps claimed bytes and is refused before it
  * is placed.  That rests on rx_accept() unclaiming only the packet it
- * failed to place, and on nothing failing after a hold.
+ * failed to place, on nothing failing after a hold, and on a copied
+ * payload allocating every page it spans (rxmsg_copy()), so that what a
+ * copy's pages would have made spare is never counted.
  */
 static u32 rxmsg_spare(const struct mpdt_rxmsg *m, u32 off, u32 len)
 {
@@ -193,8 +198,8 @@ static u32 rxmsg_spare(const struct mpdt_rxmsg *m, u32 off, u32 len)
  * twice its payload beyond the sk_buff itself (a page-pool half page per
  * 1400 bytes does; a small payload in a large buffer does not), when
  * nobody else holds it, and when the socket and the peer's share have
- * room for what it adds to the message's reservation, which covers every
- * page still to come.
+ * room for what it adds to the message's charge.  One that lowers the
+ * charge needs no room: it only takes the place of reserved pages.
  */
 static bool rxmsg_can_hold(struct mpdt_conn *c, const struct sk_buff *skb,
 			   u32 len, u32 spare)
