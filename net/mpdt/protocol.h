@@ -244,6 +244,7 @@ void mpdt_conn_gc_arm(struct mpdt_sock *msk);
 void mpdt_conn_destroy(struct mpdt_conn *c);
 void mpdt_conn_destroy_all(struct mpdt_sock *msk);
 void mpdt_conn_fill_info(struct mpdt_conn *c, struct mpdt_info *info);
+void mpdt_rmem_uncharge(struct mpdt_sock *msk, u32 bytes);
 void mpdt_rmem_release(struct mpdt_sock *msk, u32 bytes);
 
 /* txmsg.c: a message's bytes, attached to the skbs that carry them */

@@ -193,26 +193,12 @@ static u32 rxmsg_spare(const struct mpdt_rxmsg *m, u32 off, u32 len)
 	return spare;
 }
 
-/* Keeping an skb costs its truesize less the reservation it makes spare;
- * copying its payload, the payload.  An skb is kept when it costs at most
- * twice its payload beyond the sk_buff itself (a page-pool half page per
- * 1400 bytes does; a small payload in a large buffer does not), when
- * nobody else holds it, and when the socket and the peer's share have
- * room for what it adds to the message's charge.  One that lowers the
- * charge needs no room: it only takes the place of reserved pages.
- */
-static bool rxmsg_can_hold(struct mpdt_conn *c, const struct sk_buff *skb,
-			   u32 len, u32 spare)
-{
-	return !skb_shared(skb) &&
-	       skb->truesize <= SKB_TRUESIZE(2 * len) &&
-	       (skb->truesize <= spare ||
-		!rxmsg_room(c, skb->truesize - spare));
-}
-
 /* @add bytes join the message's charge and @spare bytes of its
- * reservation leave it, as one change: the room rxmsg_can_hold() found
- * for the difference is the room used.
+ * reservation leave it, as one change: the room rxmsg_room() found for
+ * the difference is the room used.  What leaves stays in the socket's
+ * forward allocation, where the next holds find it (no protocol or
+ * memory cgroup charge per page), until mpdt_rmem_release() returns it
+ * with a message.
  */
 static void rxmsg_recharge(struct mpdt_conn *c, struct mpdt_rxmsg *m,
 			   u32 add, u32 spare)
@@ -223,31 +209,46 @@ static void rxmsg_recharge(struct mpdt_conn *c, struct mpdt_rxmsg *m,
 	}
 	m->charged -= spare - add;
 	c->rx_reserved -= spare - add;
-	mpdt_rmem_release(c->msk, spare - add);
+	mpdt_rmem_uncharge(c->msk, spare - add);
 }
 
-/* Keep @skb's payload where it is until recvmsg() copies it out.  What
- * ties the skb to the device, route and namespace it came through goes
- * now, as when a socket queues an skb: it may outlive them.
+/* Keeping an skb costs its truesize less the reservation it makes spare;
+ * copying its payload, the payload.  An skb is kept when nobody else
+ * holds it, when it costs at most twice its payload beyond the sk_buff
+ * itself (a page-pool half page per 1400 bytes does; a small payload in
+ * a large buffer does not), and when the socket and the peer's share
+ * have room for what it adds to the message's charge.  One that lowers
+ * the charge needs no room: it only takes the place of reserved pages.
+ * What ties the skb to the device, route and namespace it came through
+ * goes, as when a socket queues an skb: it may outlive them.
  */
-static void rxmsg_hold(struct mpdt_conn *c, struct mpdt_rxmsg *m,
+static bool rxmsg_hold(struct mpdt_conn *c, struct mpdt_rxmsg *m,
 		       const struct mpdt_data *d,
-		       const struct mpdt_rx_payload *p, u32 spare)
+		       const struct mpdt_rx_payload *p)
 {
-	struct sk_buff *skb = skb_get(p->skb);
-	struct mpdt_rx_cb *cb = MPDT_RX_CB(skb);
+	struct sk_buff *skb = p->skb;
+	u32 truesize = skb->truesize, spare;
+	struct mpdt_rx_cb *cb;
 
-	rxmsg_recharge(c, m, skb->truesize, spare);
+	if (skb_shared(skb) || truesize > SKB_TRUESIZE(2 * d->payload_len))
+		return false;
+	spare = rxmsg_spare(m, d->offset, d->payload_len);
+	if (truesize > spare && rxmsg_room(c, truesize - spare))
+		return false;
+	rxmsg_recharge(c, m, truesize, spare);
+	skb = skb_get(skb);
 	skb_orphan(skb);
 	skb_dst_drop(skb);
 	skb_ext_reset(skb);
 	nf_reset_ct(skb);
 	skb->dev = NULL;
+	cb = MPDT_RX_CB(skb);
 	cb->msg_off = d->offset;
 	cb->skb_off = p->off;
 	cb->len = d->payload_len;
 	skb->next = m->held;
 	m->held = skb;
+	return true;
 }
 
 int mpdt_rx_place(struct mpdt_eng *e, struct mpdt_reasm *ra,
@@ -256,15 +257,11 @@ int mpdt_rx_place(struct mpdt_eng *e, struct mpdt_reasm *ra,
 	const struct mpdt_rx_payload *p = payload;
 	struct mpdt_conn *c = mpdt_eng_conn(e);
 	struct mpdt_rxmsg *m = rxmsg_of(ra);
-	u32 spare;
 
 	if (p->skb->len < p->off + d->payload_len)
 		return -EPROTO;
-	spare = rxmsg_spare(m, d->offset, d->payload_len);
-	if (rxmsg_can_hold(c, p->skb, d->payload_len, spare)) {
-		rxmsg_hold(c, m, d, p, spare);
+	if (rxmsg_hold(c, m, d, p))
 		return 0;
-	}
 	mpdt_stat_inc(c->msk->mn, MPDT_STAT_RX_COPIED);
 	return rxmsg_copy(m, d, p);
 }
