@@ -115,6 +115,7 @@ static enum skb_drop_reason mpdt_rcv(struct mpdt_net *mn, struct sk_buff *skb)
 	struct mpdt_sock *msk;
 	enum skb_drop_reason reason = SKB_NOT_DROPPED_YET;
 	struct mpdt_rcv r = {};
+	struct sk_buff_head later;
 	struct mpdt_pkt pkt;
 
 	mpdt_stat_inc(mn, MPDT_STAT_RX_PKTS);
@@ -143,15 +144,20 @@ static enum skb_drop_reason mpdt_rcv(struct mpdt_net *mn, struct sk_buff *skb)
 	if (!msk)
 		return drop(mn, MPDT_STAT_DROP_NO_SOCKET,
 			    SKB_DROP_REASON_NO_SOCKET);
+	__skb_queue_head_init(&later);
 	spin_lock(&msk->lock);
 	/* An AF_INET socket cannot name an IPv6 peer: not for it. */
 	if (msk->closing || (msk->inet.sk.sk_family == AF_INET &&
-			     r.from.family == AF_INET6))
+			     r.from.family == AF_INET6)) {
 		reason = drop(mn, MPDT_STAT_DROP_NO_SOCKET,
 			      SKB_DROP_REASON_NO_SOCKET);
-	else
+	} else {
+		msk->tx_later = &later;
 		dispatch(msk, &pkt, skb, &r);
+		msk->tx_later = NULL;
+	}
 	spin_unlock(&msk->lock);
+	mpdt_xmit_later(mn, &later);
 	return reason;
 }
 

@@ -89,6 +89,89 @@ static void tx_drop(struct mpdt_net *mn, struct sk_buff *skb)
 	kfree_skb(skb);
 }
 
+/* Where a packet goes once its route is known: what the tunnel's
+ * transmit needs besides the route and the socket.
+ */
+struct mpdt_tx_args {
+	union {
+		struct {
+			__be32 saddr, daddr;
+		} in4;
+		struct {
+			struct in6_addr saddr, daddr;
+		} in6;
+	};
+	__be32 label;
+	__be16 sport, dport;
+	u8 ttl;
+	bool v6;
+};
+
+#define MPDT_TX_ARGS(skb)	((struct mpdt_tx_args *)(skb)->cb)
+
+/* ECT(0) so the fabric marks congestion instead of dropping; the IPv6
+ * flow label carries the entropy too.
+ */
+static void tunnel_send(struct socket *tunnel, struct sk_buff *skb,
+			struct dst_entry *dst, struct mpdt_tx_args *a)
+{
+	if (a->v6)
+		udp_tunnel6_xmit_skb(dst, tunnel->sk, skb, NULL, &a->in6.saddr,
+				     &a->in6.daddr, INET_ECN_ECT_0, a->ttl,
+				     a->label, a->sport, a->dport, false);
+	else
+		udp_tunnel_xmit_skb(container_of(dst, struct rtable, dst),
+				    tunnel->sk, skb, a->in4.saddr, a->in4.daddr,
+				    INET_ECN_ECT_0, a->ttl, htons(IP_DF),
+				    a->sport, a->dport, false, false);
+}
+
+/* Feedback built while the socket's lock is held for a received packet
+ * waits on msk->tx_later, its route held in the skb, and leaves once the
+ * lock is released (mpdt_xmit_later()): the lock is held for the
+ * engine's work, not for IP output and the device, and the other CPU's
+ * packets for the same socket wait that much less.  DATA leaves under
+ * the lock: two CPUs sending a connection's bursts after unlocking could
+ * put them on the wire out of order.
+ */
+static void send_or_defer(struct mpdt_conn *c, struct socket *tunnel,
+			  struct sk_buff *skb, struct dst_entry *dst,
+			  struct mpdt_tx_args *a, bool feedback)
+{
+	struct sk_buff_head *later = c->msk->tx_later;
+
+	if (!feedback || !later) {
+		tunnel_send(tunnel, skb, dst, a);
+		return;
+	}
+	BUILD_BUG_ON(sizeof(*a) > sizeof(skb->cb));
+	*MPDT_TX_ARGS(skb) = *a;
+	skb_dst_set(skb, dst);
+	__skb_queue_tail(later, skb);
+}
+
+void mpdt_xmit_later(struct mpdt_net *mn, struct sk_buff_head *later)
+{
+	struct sk_buff *skb;
+
+	rcu_read_lock();
+	while ((skb = __skb_dequeue(later))) {
+		struct mpdt_tx_args a = *MPDT_TX_ARGS(skb);
+		struct socket *tunnel = a.v6 ? rcu_dereference(mn->tunnel6) :
+					       rcu_dereference(mn->tunnel);
+		struct dst_entry *dst = skb_dst(skb);
+
+		if (!tunnel) {
+			tx_drop(mn, skb);	/* and its route */
+			continue;
+		}
+		/* The tunnel takes the reference over. */
+		skb_dst_set(skb, NULL);
+		tunnel_send(tunnel, skb, dst, &a);
+	}
+	rcu_read_unlock();
+}
+
 /* The source address of everything @c sends: its own once known (a
  * connection's addresses never change), else the socket's bound one.
  */
@@ -147,18 +230,20 @@ static struct rtable *route_v4(struct mpdt_conn *c, struct flowi4 *fl4)
 }
 
 static void xmit_v4(struct mpdt_conn *c, struct sk_buff *skb,
-		    struct socket *tunnel, u16 ev)
+		    struct socket *tunnel, u16 ev, bool feedback)
 {
 	const struct mpdt_addr *local = local_addr(c);
 	struct mpdt_net *mn = c->msk->mn;
-	__be16 sport = ev_port(mn, ev);
-	__be16 dport = htons(mn->params.udp_port);
+	struct mpdt_tx_args a = {
+		.sport	= ev_port(mn, ev),
+		.dport	= htons(mn->params.udp_port),
+	};
 	struct flowi4 fl4 = {
 		.daddr		= c->peer.v4,
 		.saddr		= local->family == AF_INET ? local->v4 : 0,
 		.flowi4_proto	= IPPROTO_UDP,
-		.fl4_sport	= sport,
-		.fl4_dport	= dport,
+		.fl4_sport	= a.sport,
+		.fl4_dport	= a.dport,
 	};
 	struct rtable *rt;
 
@@ -171,10 +256,10 @@ static void xmit_v4(struct mpdt_conn *c, struct sk_buff *skb,
 		c->local.family = AF_INET;
 		c->local.v4 = fl4.saddr;
 	}
-	/* ECT(0) so the fabric marks congestion instead of dropping. */
-	udp_tunnel_xmit_skb(rt, tunnel->sk, skb, fl4.saddr, fl4.daddr,
-			    INET_ECN_ECT_0, ip4_dst_hoplimit(&rt->dst),
-			    htons(IP_DF), sport, dport, false, false);
+	a.in4.saddr = fl4.saddr;
+	a.in4.daddr = fl4.daddr;
+	a.ttl = ip4_dst_hoplimit(&rt->dst);
+	send_or_defer(c, tunnel, skb, &rt->dst, &a, feedback);
 }
 
 /* Whether IPv6 multipath hashing can look at the source port or the
@@ -240,17 +325,21 @@ static struct dst_entry *route_v6(struct mpdt_conn *c, struct socket *tunnel,
 
 /* The entropy also goes in the IPv6 flow label (never 0: "no label"). */
 static void xmit_v6(struct mpdt_conn *c, struct sk_buff *skb,
-		    struct socket *tunnel, u16 ev)
+		    struct socket *tunnel, u16 ev, bool feedback)
 {
 	struct mpdt_net *mn = c->msk->mn;
-	__be16 sport = ev_port(mn, ev);
-	__be16 dport = htons(mn->params.udp_port);
+	struct mpdt_tx_args a = {
+		.label	= htonl(ev + 1),
+		.sport	= ev_port(mn, ev),
+		.dport	= htons(mn->params.udp_port),
+		.v6	= true,
+	};
 	struct flowi6 fl6 = {
 		.daddr		= c->peer.v6,
 		.flowi6_proto	= IPPROTO_UDP,
-		.flowlabel	= htonl(ev + 1),
-		.fl6_sport	= sport,
-		.fl6_dport	= dport,
+		.flowlabel	= a.label,
+		.fl6_sport	= a.sport,
+		.fl6_dport	= a.dport,
 	};
 	const struct mpdt_addr *local = local_addr(c);
 	struct dst_entry *dst;
@@ -266,12 +355,15 @@ static void xmit_v6(struct mpdt_conn *c, struct sk_buff *skb,
 		c->local.family = AF_INET6;
 		c->local.v6 = fl6.saddr;
 	}
-	udp_tunnel6_xmit_skb(dst, tunnel->sk, skb, NULL, &fl6.saddr,
-			     &fl6.daddr, INET_ECN_ECT_0, ip6_dst_hoplimit(dst),
-			     fl6.flowlabel, sport, dport, false);
+	a.in6.saddr = fl6.saddr;
+	a.in6.daddr = fl6.daddr;
+	a.ttl = ip6_dst_hoplimit(dst);
+	send_or_defer(c, tunnel, skb, dst, &a, feedback);
 }
 
-static void xmit(struct mpdt_conn *c, struct sk_buff *skb, u16 ev)
+/* @feedback: a SACK or NACK, which may wait for the lock's release. */
+static void xmit(struct mpdt_conn *c, struct sk_buff *skb, u16 ev,
+		 bool feedback)
 {
 	struct mpdt_net *mn = c->msk->mn;
 	bool v6 = c->peer.family == AF_INET6;
@@ -289,9 +381,9 @@ static void xmit(struct mpdt_conn *c, struct sk_buff *skb, u16 ev)
 	if (!tunnel)
 		tx_drop(mn, skb);
 	else if (v6)
-		xmit_v6(c, skb, tunnel, ev);
+		xmit_v6(c, skb, tunnel, ev, feedback);
 	else
-		xmit_v4(c, skb, tunnel, ev);
+		xmit_v4(c, skb, tunnel, ev, feedback);
 	rcu_read_unlock();
 }
 
@@ -351,7 +443,7 @@ void mpdt_xmit_flush(struct mpdt_eng *e)
 		skb->csum_offset = offsetof(struct udphdr, check);
 		mpdt_stat_inc(c->msk->mn, MPDT_STAT_TX_GSO);
 	}
-	xmit(c, mpdt_hostq_charge(c, skb), b->ev);
+	xmit(c, mpdt_hostq_charge(c, skb), b->ev, false);
 }
 
 /* Append @h and its payload to the held burst (the engine flushes at
@@ -401,7 +493,7 @@ static void xmit_new_data(struct mpdt_conn *c, const struct mpdt_pkt *h,
 	mpdt_xmit_flush(&c->eng);
 	skb = pkt_alloc(h, tm);
 	if (!skb) {
-		xmit(c, NULL, h->hdr.ev);
+		xmit(c, NULL, h->hdr.ev, false);
 		return;
 	}
 	*b = (struct mpdt_burst){
@@ -438,5 +530,6 @@ void mpdt_xmit(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
 	}
 	mpdt_xmit_flush(e);
 	skb = pkt_alloc(&h, tm);
-	xmit(c, payload ? mpdt_hostq_charge(c, skb) : skb, pkt->hdr.ev);
+	xmit(c, payload ? mpdt_hostq_charge(c, skb) : skb, pkt->hdr.ev,
+	     mpdt_pkt_is_feedback(pkt));
 }

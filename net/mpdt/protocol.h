@@ -106,6 +106,10 @@ struct mpdt_sock {
 	struct list_head tx_waiting;
 	u32 tx_limit;
 	const struct mpdt_conn *tx_limit_by;
+	/* While a received packet is processed under @lock: its feedback,
+	 * sent once the lock is released (output.c send_or_defer()).
+	 */
+	struct sk_buff_head *tx_later;
 };
 
 static inline struct mpdt_sock *mpdt_sk(const struct sock *sk)
@@ -299,6 +303,7 @@ void mpdt_write_space(struct sock *sk);
 bool mpdt_conn_timer_stop(struct mpdt_conn *c);
 
 /* output.c */
+void mpdt_xmit_later(struct mpdt_net *mn, struct sk_buff_head *later);
 void mpdt_xmit(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
 	       const struct mpdt_eng_txmsg *m);
 void mpdt_xmit_flush(struct mpdt_eng *e);
