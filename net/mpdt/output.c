@@ -132,15 +132,18 @@ static void tunnel_send(struct socket *tunnel, struct sk_buff *skb,
  * engine's work, not for IP output and the device, and the other CPU's
  * packets for the same socket wait that much less.  DATA leaves under
  * the lock: two CPUs sending a connection's bursts after unlocking could
- * put them on the wire out of order.
+ * put them on the wire out of order.  (Only the receive path sends
+ * feedback today; from anywhere else it would leave at once.)
  */
 static void send_or_defer(struct mpdt_conn *c, struct socket *tunnel,
 			  struct sk_buff *skb, struct dst_entry *dst,
 			  struct mpdt_tx_args *a, bool feedback)
 {
-	struct sk_buff_head *later = c->msk->tx_later;
+	struct sk_buff_head *later;
 
-	if (!feedback || !later) {
+	lockdep_assert_held(&c->msk->lock);
+	later = feedback ? c->msk->tx_later : NULL;
+	if (!later) {
 		tunnel_send(tunnel, skb, dst, a);
 		return;
 	}
@@ -150,6 +153,7 @@ static void send_or_defer(struct mpdt_conn *c, struct socket *tunnel,
 	__skb_queue_tail(later, skb);
 }
 
+/* Send what send_or_defer() kept on @later, msk->lock released. */
 void mpdt_xmit_later(struct mpdt_net *mn, struct sk_buff_head *later)
 {
 	struct sk_buff *skb;

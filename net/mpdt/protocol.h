@@ -106,8 +106,9 @@ struct mpdt_sock {
 	struct list_head tx_waiting;
 	u32 tx_limit;
 	const struct mpdt_conn *tx_limit_by;
-	/* While a received packet is processed under @lock: its feedback,
-	 * sent once the lock is released (output.c send_or_defer()).
+	/* Non-NULL only inside mpdt_rcv()'s hold of @lock: where the
+	 * feedback of the packet it processes waits until the lock is
+	 * released (output.c send_or_defer()).
 	 */
 	struct sk_buff_head *tx_later;
 };
@@ -248,7 +249,6 @@ void mpdt_conn_gc_arm(struct mpdt_sock *msk);
 void mpdt_conn_destroy(struct mpdt_conn *c);
 void mpdt_conn_destroy_all(struct mpdt_sock *msk);
 void mpdt_conn_fill_info(struct mpdt_conn *c, struct mpdt_info *info);
-void mpdt_rmem_uncharge(struct mpdt_sock *msk, u32 bytes);
 void mpdt_rmem_release(struct mpdt_sock *msk, u32 bytes);
 
 /* txmsg.c: a message's bytes, attached to the skbs that carry them */

@@ -195,10 +195,7 @@ static u32 rxmsg_spare(const struct mpdt_rxmsg *m, u32 off, u32 len)
 
 /* @add bytes join the message's charge and @spare bytes of its
  * reservation leave it, as one change: the room rxmsg_room() found for
- * the difference is the room used.  What leaves stays in the socket's
- * forward allocation, where the next holds find it (no protocol or
- * memory cgroup charge per page), until mpdt_rmem_release() returns it
- * with a message.
+ * the difference is the room used.
  */
 static void rxmsg_recharge(struct mpdt_conn *c, struct mpdt_rxmsg *m,
 			   u32 add, u32 spare)
@@ -209,7 +206,7 @@ static void rxmsg_recharge(struct mpdt_conn *c, struct mpdt_rxmsg *m,
 	}
 	m->charged -= spare - add;
 	c->rx_reserved -= spare - add;
-	mpdt_rmem_uncharge(c->msk, spare - add);
+	mpdt_rmem_release(c->msk, spare - add);
 }
 
 /* Keeping an skb costs its truesize less the reservation it makes spare;
@@ -279,7 +276,9 @@ void mpdt_rx_deliver(struct mpdt_eng *e, struct mpdt_reasm *ra)
 	msk->inet.sk.sk_data_ready(&msk->inet.sk);
 }
 
-/* Under msk->lock, or while closing (mpdt_rmem_release()). */
+/* Under msk->lock, or while closing, or with nothing left charged
+ * (recvmsg(): mpdt_rmem_release() then touches nothing).
+ */
 void mpdt_rxmsg_free(struct mpdt_sock *msk, struct mpdt_rxmsg *m)
 {
 	struct sk_buff *skb, *next;
