@@ -169,8 +169,11 @@ void mpdt_xmit_later(struct mpdt_net *mn, struct sk_buff_head *later)
 			tx_drop(mn, skb);	/* and its route */
 			continue;
 		}
-		/* The tunnel takes the reference over. */
+		/* The tunnel takes the reference over, and the cb is as
+		 * alloc_skb() left it.
+		 */
 		skb_dst_set(skb, NULL);
+		memset(skb->cb, 0, sizeof(skb->cb));
 		tunnel_send(tunnel, skb, dst, &a);
 	}
 	rcu_read_unlock();

@@ -1449,7 +1449,8 @@ TEST(concurrent_messages_larger_than_rcvbuf)
 	}
 	EXPECT_EQ((1 << NCONC) - 1, seen);
 	/* Every payload held or reserved was given back with its message,
-	 * and the pages behind them to the protocol and the memory cgroup.
+	 * and the pages behind them to the protocol and the memory cgroup
+	 * (the forward allocation is 0 for want of SO_RESERVE_MEM).
 	 */
 	EXPECT_EQ(0, sock_mem(b, SK_MEMINFO_RMEM_ALLOC));
 	EXPECT_EQ(0, sock_mem(b, SK_MEMINFO_FWD_ALLOC));
