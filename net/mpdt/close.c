@@ -183,7 +183,7 @@ static void finish(struct mpdt_sock *msk)
 	msk->closing = true;
 	mpdt_port_unbind(msk);
 	mpdt_conn_destroy_all(msk);
-	sk_mem_reclaim_final(&msk->inet.sk);
+	mpdt_rmem_reclaim_final(msk);
 }
 
 /* Draining ends in time-wait: as long as a peer may wait, else just

@@ -321,23 +321,6 @@ struct mpdt_conn *mpdt_conn_create(struct mpdt_sock *msk, bool by_peer,
 	return c;
 }
 
-/* Give back @bytes of receive memory: the socket's, and the protocol's and
- * memory cgroup's whole pages behind them (sk_mem_uncharge() reclaims).
- * Under msk->lock, or while closing.  Nothing at all for 0 bytes:
- * recvmsg() frees a message without the lock once it has released the
- * message's charge under it, and the forward allocation must not be
- * touched then.
- */
-void mpdt_rmem_release(struct mpdt_sock *msk, u32 bytes)
-{
-	struct sock *sk = &msk->inet.sk;
-
-	if (!bytes)
-		return;
-	atomic_sub(bytes, &sk->sk_rmem_alloc);
-	sk_mem_uncharge(sk, bytes);
-}
-
 /* Socket release or the end of a closed socket, after every other user
  * stopped (msk->closing).
  */

@@ -74,6 +74,12 @@ struct mpdt_net {
 struct mpdt_sock {
 	struct inet_sock inet;		/* must be first */
 	spinlock_t lock;
+	/* MPDT's own socket calls (bind, connect, sendmsg's peer, options,
+	 * shutdown), in place of lock_sock(): see rmem.c.
+	 */
+	struct mutex user_lock;
+	/* Receive memory released while a task owned the socket (rmem.c). */
+	atomic_t rmem_owed;
 	struct mpdt_net *mn;
 	struct hlist_node port_node;	/* mn->ports, RCU */
 	u16 port;			/* bound MPDT port; 0 = unbound */
@@ -249,7 +255,6 @@ void mpdt_conn_gc_arm(struct mpdt_sock *msk);
 void mpdt_conn_destroy(struct mpdt_conn *c);
 void mpdt_conn_destroy_all(struct mpdt_sock *msk);
 void mpdt_conn_fill_info(struct mpdt_conn *c, struct mpdt_info *info);
-void mpdt_rmem_release(struct mpdt_sock *msk, u32 bytes);
 
 /* txmsg.c: a message's bytes, attached to the skbs that carry them */
 u32 mpdt_txmsg_truesize(size_t len);
@@ -286,6 +291,13 @@ struct mpdt_rx_payload {
 	struct sk_buff *skb;
 	u32 off;
 };
+
+/* rmem.c */
+bool mpdt_rmem_reserve(struct mpdt_sock *msk, u32 bytes);
+void mpdt_rmem_unreserve(struct mpdt_sock *msk, u32 bytes);
+void mpdt_rmem_release(struct mpdt_sock *msk, u32 bytes);
+void mpdt_release_cb(struct sock *sk);
+void mpdt_rmem_reclaim_final(struct mpdt_sock *msk);
 
 /* close.c */
 bool mpdt_close_linger_on(struct mpdt_sock *msk, bool abort);

@@ -48,7 +48,8 @@ static u32 rxmsg_truesize(const struct mpdt_data *d)
 /* Room for @need more bytes: the socket's, and this peer's share of it.
  * Half the buffer per peer keeps room for others while one peer's
  * messages are incomplete (slow, crashed or hostile); a peer holding
- * nothing may always start one message.  Returns 0 or the drop counter.
+ * nothing may always start one message.  Returns 0, with @need reserved
+ * for rxmsg_charge(), or the drop counter.
  */
 static enum mpdt_stat rxmsg_room(struct mpdt_conn *c, u32 need)
 {
@@ -61,23 +62,22 @@ static enum mpdt_stat rxmsg_room(struct mpdt_conn *c, u32 need)
 	if (c->rx_reserved && c->rx_reserved + need > rcvbuf / 2)
 		return MPDT_STAT_DROP_PEER_QUOTA;
 	/* The protocol's memory limits (mpdt_mem) and the socket owner's
-	 * memory cgroup, as for UDP.
+	 * memory cgroup, as for UDP; refused too while a SOL_SOCKET option
+	 * owns the socket (rmem.c).
 	 */
-	if (need > sk->sk_forward_alloc &&
-	    !__sk_mem_schedule(sk, need, SK_MEM_RECV))
+	if (!mpdt_rmem_reserve(c->msk, need))
 		return MPDT_STAT_DROP_NO_BUFFER;
 	return 0;
 }
 
 /* @need bytes more are held for @m: sk_rmem_alloc and the peer's share,
- * out of the forward allocation rxmsg_room() made sure of.
+ * of what rxmsg_room() reserved.
  */
 static void rxmsg_charge(struct mpdt_conn *c, struct mpdt_rxmsg *m, u32 need)
 {
 	struct sock *sk = &c->msk->inet.sk;
 
 	m->charged += need;
-	sk_mem_charge(sk, need);
 	atomic_add(need, &sk->sk_rmem_alloc);
 	c->rx_reserved += need;
 }
@@ -120,7 +120,7 @@ struct mpdt_reasm *mpdt_rx_admit(struct mpdt_eng *e,
 	}
 	m = rxmsg_alloc(d);
 	if (!m) {
-		sk_mem_reclaim(&c->msk->inet.sk);
+		mpdt_rmem_unreserve(c->msk, need);
 		mpdt_stat_inc(c->msk->mn, MPDT_STAT_DROP_NO_BUFFER);
 		return NULL;
 	}

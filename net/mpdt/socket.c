@@ -19,6 +19,7 @@ static int mpdt_sk_init(struct sock *sk)
 	struct mpdt_sock *msk = mpdt_sk(sk);
 
 	spin_lock_init(&msk->lock);
+	mutex_init(&msk->user_lock);
 	msk->mn = mpdt_net(sock_net(sk));
 	get_random_bytes(&msk->conn_key, sizeof(msk->conn_key));
 	hash_init(msk->conns);
@@ -73,6 +74,7 @@ void mpdt_sock_mem_init(void)
 	.init			= mpdt_sk_init,			\
 	.hash			= mpdt_hash,			\
 	.unhash			= mpdt_unhash,			\
+	.release_cb		= mpdt_release_cb,		\
 	.memory_allocated	= &mpdt_memory_allocated,	\
 	.per_cpu_fw_alloc	= &mpdt_memory_per_cpu_fw_alloc, \
 	.sysctl_mem		= mpdt_mem,			\
@@ -116,11 +118,11 @@ static int mpdt_bind(struct socket *sock, struct sockaddr *uaddr, int len)
 		return err;
 	if (!mpdt_addr_is_local(net, &a))
 		return -EADDRNOTAVAIL;
-	lock_sock(sock->sk);
+	mutex_lock(&msk->user_lock);
 	err = mpdt_net_bind(msk, ntohs(a.port));
 	if (!err)
 		msk->bound = a;
-	release_sock(sock->sk);
+	mutex_unlock(&msk->user_lock);
 	return err;
 }
 
@@ -137,9 +139,9 @@ static int mpdt_connect(struct socket *sock, struct sockaddr *uaddr,
 	int err;
 
 	if (len >= sizeof(sa_family_t) && uaddr->sa_family == AF_UNSPEC) {
-		lock_sock(sock->sk);
+		mutex_lock(&msk->user_lock);
 		msk->connected = false;
-		release_sock(sock->sk);
+		mutex_unlock(&msk->user_lock);
 		return 0;
 	}
 	err = mpdt_addr_from_user(sock->sk, uaddr, len, &a);
@@ -147,13 +149,13 @@ static int mpdt_connect(struct socket *sock, struct sockaddr *uaddr,
 		return err;
 	if (!a.port || mpdt_addr_is_any(&a))
 		return -EINVAL;
-	lock_sock(sock->sk);
+	mutex_lock(&msk->user_lock);
 	err = autobind(msk);
 	if (!err) {
 		msk->peer = a;
 		msk->connected = true;
 	}
-	release_sock(sock->sk);
+	mutex_unlock(&msk->user_lock);
 	return err;
 }
 
@@ -263,11 +265,11 @@ static int mpdt_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 		return -EPIPE;
 	if (len > min_t(u32, MPDT_MSG_MAX, READ_ONCE(sk->sk_sndbuf)))
 		return -EMSGSIZE;
-	lock_sock(sk);
+	mutex_lock(&msk->user_lock);
 	err = msg_peer(msk, msg, &peer);
 	if (!err)
 		err = autobind(msk);
-	release_sock(sk);
+	mutex_unlock(&msk->user_lock);
 	if (err)
 		return err;
 
@@ -479,12 +481,12 @@ static int mpdt_setsockopt(struct socket *sock, int level, int optname,
 		cc = mpdt_cc_find(name);
 	if (!lb && !cc)
 		return -ENOENT;
-	lock_sock(sock->sk);
+	mutex_lock(&msk->user_lock);
 	if (lb)
 		WRITE_ONCE(msk->lb, lb);
 	else
 		WRITE_ONCE(msk->cc, cc);
-	release_sock(sock->sk);
+	mutex_unlock(&msk->user_lock);
 	return 0;
 }
 
@@ -502,13 +504,14 @@ static bool tx_drained(struct sock *sk, size_t unused)
 static int mpdt_shutdown(struct socket *sock, int how)
 {
 	struct sock *sk = sock->sk;
+	struct mpdt_sock *msk = mpdt_sk(sk);
 	long timeo = sock_sndtimeo(sk, false);
 
 	if (how != SHUT_WR && how != SHUT_RDWR)
 		return how == SHUT_RD ? -EOPNOTSUPP : -EINVAL;
-	lock_sock(sk);
+	mutex_lock(&msk->user_lock);
 	WRITE_ONCE(sk->sk_shutdown, sk->sk_shutdown | SEND_SHUTDOWN);
-	release_sock(sk);
+	mutex_unlock(&msk->user_lock);
 	return wait_for(sk, &timeo, tx_drained, 0);
 }
 
@@ -550,7 +553,7 @@ static void release_everything(struct mpdt_sock *msk)
 	mpdt_conn_destroy_all(msk);
 	list_for_each_entry_safe(m, tmp, &ready, node)
 		mpdt_rxmsg_free(msk, m);
-	sk_mem_reclaim_final(&msk->inet.sk);
+	mpdt_rmem_reclaim_final(msk);
 }
 
 static int mpdt_release(struct socket *sock)

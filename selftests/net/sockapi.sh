@@ -6,7 +6,8 @@
 # sockapi checks one behaviour of the socket API: EAGAIN, EMSGSIZE and
 # SO_SNDBUF, truncation, zero-length messages, POLLIN/POLLOUT/POLLERR and
 # epoll, names, connect/EDESTADDRREQ/EADDRINUSE, MPDT_INFO, SO_LINGER and
-# close, ETIMEDOUT after a dead peer, receive buffer pressure.  The close
+# close, ETIMEDOUT after a dead peer, receive buffer pressure, SO_RESERVE_MEM
+# changed while messages arrive (in a memory cgroup it makes).  The close
 # tests that read counters (close_drain, close_abandoned, conn_failed...)
 # run in a netns of their own (unshare), where they set parameters and a
 # netem delay on lo with mpdt(8) ($MPDT_CLI, exported here) and tc.
