@@ -78,8 +78,10 @@ struct mpdt_sock {
 	 * shutdown), in place of lock_sock(): see rmem.c.
 	 */
 	struct mutex user_lock;
-	/* Receive memory released while a task owned the socket (rmem.c). */
-	atomic_t rmem_owed;
+	/* Receive memory released while a task owned the socket, under
+	 * sk->sk_lock.slock (rmem.c).
+	 */
+	u32 rmem_owed;
 	struct mpdt_net *mn;
 	struct hlist_node port_node;	/* mn->ports, RCU */
 	u16 port;			/* bound MPDT port; 0 = unbound */

@@ -14,22 +14,24 @@
  * So every write of the forward allocation here is made under the
  * socket's spinlock while no task owns the socket, as TCP's softirq does
  * (bh_lock_sock(), sock_owned_by_user()).  While one does, a charge is
- * refused and a release is owed: it is made by the owner's release_sock()
- * (mpdt_release_cb()) or by the next charge or release.  MPDT itself
- * serializes its own calls with msk->user_lock, never lock_sock(), so
- * that only the core's options ever own the socket.
+ * refused and a release is owed (msk->rmem_owed, under the spinlock): it
+ * is made by the owner's release_sock() (mpdt_release_cb()) or by the
+ * next charge or release.  MPDT serialises its own calls with
+ * msk->user_lock, never lock_sock(): only the core's SOL_SOCKET options,
+ * and cgroup BPF programs around any socket option, own the socket.
  */
 #include "protocol.h"
 
-/* With the spinlock held and the socket not owned: what was released
- * while it was goes back to the forward allocation.
+/* With the spinlock held, the socket owned by nobody or by the caller:
+ * what was released while a task owned it goes back to the forward
+ * allocation.
  */
 static void rmem_settle(struct mpdt_sock *msk)
 {
-	struct sock *sk = &msk->inet.sk;
-
-	if (atomic_read(&msk->rmem_owed))
-		sk_mem_uncharge(sk, atomic_xchg(&msk->rmem_owed, 0));
+	if (msk->rmem_owed) {
+		sk_mem_uncharge(&msk->inet.sk, msk->rmem_owed);
+		msk->rmem_owed = 0;
+	}
 }
 
 /* Take @bytes out of the forward allocation, asking the protocol and the
@@ -41,7 +43,7 @@ bool mpdt_rmem_reserve(struct mpdt_sock *msk, u32 bytes)
 	struct sock *sk = &msk->inet.sk;
 	bool ok = false;
 
-	spin_lock(&sk->sk_lock.slock);
+	bh_lock_sock(sk);
 	if (!sock_owned_by_user_nocheck(sk)) {
 		rmem_settle(msk);
 		ok = bytes <= sk->sk_forward_alloc ||
@@ -49,26 +51,27 @@ bool mpdt_rmem_reserve(struct mpdt_sock *msk, u32 bytes)
 		if (ok)
 			sk_mem_charge(sk, bytes);
 	}
-	spin_unlock(&sk->sk_lock.slock);
+	bh_unlock_sock(sk);
 	return ok;
 }
 
 /* Give @bytes back to the forward allocation, and its whole pages to the
  * protocol and the memory cgroup (sk_mem_uncharge() reclaims).  Under
- * msk->lock, or while closing.
+ * msk->lock, or while closing: then from process context with bottom
+ * halves enabled (the socket's release frees its messages).
  */
 void mpdt_rmem_unreserve(struct mpdt_sock *msk, u32 bytes)
 {
 	struct sock *sk = &msk->inet.sk;
 
-	spin_lock(&sk->sk_lock.slock);
+	spin_lock_bh(&sk->sk_lock.slock);
 	if (sock_owned_by_user_nocheck(sk)) {
-		atomic_add(bytes, &msk->rmem_owed);
+		msk->rmem_owed += bytes;
 	} else {
 		rmem_settle(msk);
 		sk_mem_uncharge(sk, bytes);
 	}
-	spin_unlock(&sk->sk_lock.slock);
+	spin_unlock_bh(&sk->sk_lock.slock);
 }
 
 /* Give back @bytes a message held (sk_rmem_alloc and the reservation).
@@ -98,6 +101,8 @@ void mpdt_rmem_reclaim_final(struct mpdt_sock *msk)
 {
 	struct sock *sk = &msk->inet.sk;
 
-	sk->sk_forward_alloc += atomic_xchg(&msk->rmem_owed, 0);
+	spin_lock_bh(&sk->sk_lock.slock);
+	rmem_settle(msk);
 	sk_mem_reclaim_final(sk);
+	spin_unlock_bh(&sk->sk_lock.slock);
 }
