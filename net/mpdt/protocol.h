@@ -154,8 +154,8 @@ struct mpdt_txmsg {
 };
 
 /* A message being received, as packets arrive: payloads kept in the skbs
- * they came in (@held, linked by skb->next) or copied into @pages (rx.c);
- * @ra says which bytes are in (reasm.h).
+ * they came in (@held, linked by skb->list) or copied into @pages (rx.c),
+ * each byte in one of them; @ra says which bytes are in (reasm.h).
  */
 struct mpdt_rxmsg {
 	struct mpdt_reasm ra;
@@ -165,7 +165,7 @@ struct mpdt_rxmsg {
 	u32 charged;			/* bytes of sk_rmem_alloc */
 	struct mpdt_addr from;
 	struct page **pages;
-	struct sk_buff *held;
+	struct list_head held;
 };
 
 /* Where a held skb's payload goes: @len bytes at @skb_off, to @msg_off. */

@@ -103,6 +103,7 @@ static struct mpdt_rxmsg *rxmsg_alloc(const struct mpdt_data *d)
 		return NULL;
 	}
 	mpdt_reasm_init(&m->ra, d->msg_id, d->msg_len, segs);
+	INIT_LIST_HEAD(&m->held);
 	return m;
 }
 
@@ -130,9 +131,9 @@ struct mpdt_reasm *mpdt_rx_admit(struct mpdt_eng *e,
 	return &m->ra;
 }
 
-/* Pages come as payload arrives, out of the message's reservation.  They
- * are zeroed: recvmsg() copies a page that may also cover held payloads
- * before it copies those.
+/* Pages come as payload arrives, out of the message's reservation.
+ * recvmsg() reads only the bytes copied into them; they are zeroed all
+ * the same, so that no flaw could ever show the user old memory.
  */
 static struct page *rxmsg_page(struct mpdt_rxmsg *m, u32 idx)
 {
@@ -243,8 +244,7 @@ static bool rxmsg_hold(struct mpdt_conn *c, struct mpdt_rxmsg *m,
 	cb->msg_off = d->offset;
 	cb->skb_off = p->off;
 	cb->len = d->payload_len;
-	skb->next = m->held;
-	m->held = skb;
+	list_add_tail(&skb->list, &m->held);
 	return true;
 }
 
@@ -287,8 +287,10 @@ void mpdt_rxmsg_free(struct mpdt_sock *msk, struct mpdt_rxmsg *m)
 	for (i = 0; i < m->npages; i++)
 		if (m->pages[i])
 			__free_page(m->pages[i]);
-	skb_list_walk_safe(m->held, skb, next)
+	list_for_each_entry_safe(skb, next, &m->held, list) {
+		skb_mark_not_on_list(skb);
 		consume_skb(skb);
+	}
 	mpdt_rmem_release(msk, m->charged);
 	kfree(m->ra.segs);
 	kfree(m->pages);

@@ -4,6 +4,8 @@
  * recvmsg() returns one whole message.  Messages may be delivered in any
  * order relative to each other, each exactly once and intact.
  */
+#include <linux/highmem.h>
+#include <linux/list_sort.h>
 #include <linux/poll.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -258,8 +260,11 @@ static int mpdt_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	struct mpdt_addr peer;
 	int err;
 
-	/* sendmmsg() sets MSG_BATCH: every message still goes out alone. */
-	if (msg->msg_flags & ~(MSG_DONTWAIT | MSG_NOSIGNAL | MSG_BATCH))
+	/* sendmmsg() sets MSG_BATCH: every message still goes out alone.
+	 * A 32-bit task's calls carry MSG_CMSG_COMPAT; MPDT reads no cmsg.
+	 */
+	if (msg->msg_flags &
+	    ~(MSG_DONTWAIT | MSG_NOSIGNAL | MSG_BATCH | MSG_CMSG_COMPAT))
 		return -EOPNOTSUPP;
 	if (READ_ONCE(sk->sk_shutdown) & SEND_SHUTDOWN)
 		return -EPIPE;
@@ -304,48 +309,67 @@ static struct mpdt_rxmsg *pop_message(struct mpdt_sock *msk)
 	return m;
 }
 
-/* @it at byte @off of the message, @start being at its first byte. */
-static struct iov_iter *iter_at(struct iov_iter *it,
-				const struct iov_iter *start, u32 off)
+/* Bytes [@off, @end) of @m, copied into its pages on arrival.  Copied
+ * again, not with copy_page_to_iter(): into a pipe that would lend the
+ * page itself, as if from the page cache, and the pipe's reader would
+ * find it truncated (no mapping) once the message is freed.
+ */
+static int copy_pages(struct mpdt_rxmsg *m, u32 off, u32 end,
+		      struct iov_iter *to)
 {
-	*it = *start;
-	iov_iter_advance(it, off);
-	return it;
+	while (off < end) {
+		struct page *page = m->pages[off / PAGE_SIZE];
+		u32 poff = off % PAGE_SIZE;
+		u32 n = min_t(u32, PAGE_SIZE - poff, end - off);
+		size_t done;
+		void *va;
+
+		if (WARN_ON_ONCE(!page))
+			return -EFAULT;
+		va = kmap_local_page(page);
+		done = copy_to_iter(va + poff, n, to);
+		kunmap_local(va);
+		if (done != n)
+			return -EFAULT;
+		off += n;
+	}
+	return 0;
 }
 
-/* The first @len bytes of @m to the user.  Its pages hold the payloads
- * that were copied on arrival and zeros elsewhere, so they go first and
- * the held payloads over them: every byte of a complete message is in
- * one or the other.
+static int held_after(void *priv, const struct list_head *a,
+		      const struct list_head *b)
+{
+	return MPDT_RX_CB(list_entry(a, struct sk_buff, list))->msg_off >
+	       MPDT_RX_CB(list_entry(b, struct sk_buff, list))->msg_off;
+}
+
+/* The first @len bytes of @m to the user, strictly in order: held
+ * payloads by their offset, the bytes between them from the pages.  An
+ * iterator may not be moved back, nor past bytes it has not been given:
+ * a pipe's (splice(), sendfile()) counts every byte it holds.
  */
 static int copy_message(struct mpdt_rxmsg *m, struct msghdr *msg, u32 len)
 {
-	const struct iov_iter start = msg->msg_iter;
 	struct sk_buff *skb;
-	struct iov_iter it;
-	u32 off;
+	u32 off = 0, n;
+	int err;
 
-	for (off = 0; off < len; off += PAGE_SIZE) {
-		struct page *page = m->pages[off / PAGE_SIZE];
-		u32 n = min_t(u32, PAGE_SIZE, len - off);
-
-		if (page &&
-		    copy_page_to_iter(page, 0, n, iter_at(&it, &start, off)) != n)
-			return -EFAULT;
-	}
-	for (skb = m->held; skb; skb = skb->next) {
+	list_sort(NULL, &m->held, held_after);
+	list_for_each_entry(skb, &m->held, list) {
 		const struct mpdt_rx_cb *cb = MPDT_RX_CB(skb);
-		u32 n;
 
 		if (cb->msg_off >= len)
-			continue;
+			break;
+		err = copy_pages(m, off, cb->msg_off, &msg->msg_iter);
+		if (err)
+			return err;
 		n = min(cb->len, len - cb->msg_off);
-		if (skb_copy_datagram_iter(skb, cb->skb_off,
-					   iter_at(&it, &start, cb->msg_off), n))
+		if (skb_copy_datagram_iter(skb, cb->skb_off, &msg->msg_iter,
+					   n))
 			return -EFAULT;
+		off = cb->msg_off + n;
 	}
-	iov_iter_advance(&msg->msg_iter, len);
-	return 0;
+	return copy_pages(m, off, len, &msg->msg_iter);
 }
 
 static int mpdt_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
@@ -358,7 +382,9 @@ static int mpdt_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 	u32 copied;
 	int err;
 
-	if (flags & ~(MSG_DONTWAIT | MSG_TRUNC | MSG_CMSG_COMPAT))
+	/* No cmsg is written, so none has a descriptor to close on exec. */
+	if (flags &
+	    ~(MSG_DONTWAIT | MSG_TRUNC | MSG_CMSG_COMPAT | MSG_CMSG_CLOEXEC))
 		return -EOPNOTSUPP;
 	for (;;) {
 		m = pop_message(msk);
