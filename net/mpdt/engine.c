@@ -721,7 +721,7 @@ static bool tx_incarnation_ok(struct mpdt_eng *e, u32 nonce)
 	return false;
 }
 
-static void on_sack(struct mpdt_eng *e, const struct mpdt_pkt *pkt, u64 now)
+static bool on_sack(struct mpdt_eng *e, const struct mpdt_pkt *pkt, u64 now)
 {
 	const struct mpdt_sack *s = &pkt->sack;
 	bool ce = pkt->hdr.flags & MPDT_F_CE;
@@ -734,10 +734,10 @@ static void on_sack(struct mpdt_eng *e, const struct mpdt_pkt *pkt, u64 now)
 	struct mpdt_sb_ack ack;
 
 	if (!tx_incarnation_ok(e, pkt->hdr.nonce))
-		return;
+		return false;
 	if (!mpdt_sb_sack_is_sane(&e->sb, s)) {
 		count(e, MPDT_STAT_DROP_BOGUS_ACK);
-		return;
+		return false;
 	}
 	e->sacks_rcvd++;
 	INIT_LIST_HEAD(&walk.done);
@@ -796,18 +796,19 @@ static void on_sack(struct mpdt_eng *e, const struct mpdt_pkt *pkt, u64 now)
 	trace_mpdt_sack(e, s->epsn, ack.acked_pkts, ack.lost, sig.rtt_ns);
 	trace_cwnd(e, old_cwnd, MPDT_T_SACK);
 	push(e, now);
+	return true;
 }
 
-static void on_nack(struct mpdt_eng *e, const struct mpdt_pkt *pkt, u64 now)
+static bool on_nack(struct mpdt_eng *e, const struct mpdt_pkt *pkt, u64 now)
 {
 	const struct mpdt_nack *n = &pkt->nack;
 	u32 old_cwnd = e->cc.cwnd;
 
 	if (!tx_incarnation_ok(e, pkt->hdr.nonce))
-		return;
+		return false;
 	if (!mpdt_sb_tracked(&e->sb, n->psn)) {
 		count(e, MPDT_STAT_DROP_BOGUS_ACK);
-		return;
+		return false;
 	}
 	e->nacks_rcvd++;
 	/* Already lost or acked: only the NO_BUFFER pause still applies. */
@@ -826,6 +827,7 @@ static void on_nack(struct mpdt_eng *e, const struct mpdt_pkt *pkt, u64 now)
 		e->cc.ops->on_nack(&e->cc, n->code, now);
 	trace_cwnd(e, old_cwnd, MPDT_T_NACK);
 	push(e, now);
+	return true;
 }
 
 /* Timeout-based detection (§3.3.2).  Too many in a row with nothing
@@ -1088,7 +1090,7 @@ static u8 rx_accept(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
 	return 0;
 }
 
-static void on_data(struct mpdt_eng *e, const struct mpdt_pkt *pkt, bool ce,
+static bool on_data(struct mpdt_eng *e, const struct mpdt_pkt *pkt, bool ce,
 		    const void *payload, u64 now)
 {
 	const struct mpdt_params *p = e->params;
@@ -1106,11 +1108,11 @@ static void on_data(struct mpdt_eng *e, const struct mpdt_pkt *pkt, bool ce,
 	u8 nack;
 
 	if (!rx_adopt_nonce(e, pkt->hdr.nonce, now))
-		return;
+		return false;
 	a.verdict = mpdt_rx_check(&e->rx, d->psn);
 	if (a.verdict == MPDT_RX_OUT_OF_WINDOW) {
 		count(e, MPDT_STAT_DROP_OUT_OF_WINDOW);
-		return;
+		return true;
 	}
 	if (a.verdict == MPDT_RX_DUPLICATE) {
 		count(e, MPDT_STAT_RX_DUP_DATA);
@@ -1119,20 +1121,22 @@ static void on_data(struct mpdt_eng *e, const struct mpdt_pkt *pkt, bool ce,
 		nack = rx_accept(e, pkt, payload, &a);
 		if (nack) {
 			send_nack(e, pkt, d->psn, nack, ce ? MPDT_F_CE : 0);
-			return;
+			return true;
 		}
 	}
 	if (mpdt_rx_ack_due(&e->rx, &pol, &a))
 		send_sack(e, NULL, d->ts, pkt->hdr.ev, ce ? MPDT_F_CE : 0);
+	return true;
 }
 
 /* §3.3.2 probe: answer at once with the segment the sender asked for. */
-static void on_probe(struct mpdt_eng *e, const struct mpdt_pkt *pkt, u64 now)
+static bool on_probe(struct mpdt_eng *e, const struct mpdt_pkt *pkt, u64 now)
 {
 	if (!rx_adopt_nonce(e, pkt->hdr.nonce, now))
-		return;
+		return false;
 	send_sack(e, &pkt->probe.sack_base, pkt->probe.ts, pkt->hdr.ev,
 		  MPDT_F_PROBE_ACK);
+	return true;
 }
 
 /* Once its socket closed (wire-format.rst 8.2) a connection answers, for
@@ -1157,35 +1161,44 @@ static void on_packet_time_wait(struct mpdt_eng *e, const struct mpdt_pkt *pkt)
 		send_sack(e, NULL, d->ts, pkt->hdr.ev, 0);
 }
 
-void mpdt_eng_on_packet(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
+/* Only a packet of an incarnation this end takes for the peer's says the
+ * peer was heard: a spoofed one with a wrong nonce must neither keep an
+ * incarnation the peer has forgotten (mpdt_eng_needs_start()) nor keep
+ * the connection from being evicted or collected.
+ */
+bool mpdt_eng_on_packet(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
 			bool ce, const void *payload, u64 now)
 {
+	bool heard = false;
+
 	e->now = now;
 	if (e->rx_closed && (pkt->hdr.type == MPDT_T_DATA ||
 			     pkt->hdr.type == MPDT_T_PROBE ||
 			     e->state == MPDT_ENG_TIME_WAIT)) {
 		on_packet_time_wait(e, pkt);
-		return;
+		return false;
 	}
-	e->heard_ns = now;
 	switch (pkt->hdr.type) {
 	case MPDT_T_DATA:
 		count(e, MPDT_STAT_RX_DATA);
-		on_data(e, pkt, ce, payload, now);
+		heard = on_data(e, pkt, ce, payload, now);
 		break;
 	case MPDT_T_PROBE:
 		count(e, MPDT_STAT_RX_PROBE);
-		on_probe(e, pkt, now);
+		heard = on_probe(e, pkt, now);
 		break;
 	case MPDT_T_SACK:
 		count(e, MPDT_STAT_RX_SACK);
-		on_sack(e, pkt, now);
+		heard = on_sack(e, pkt, now);
 		break;
 	case MPDT_T_NACK:
 		count(e, MPDT_STAT_RX_NACK);
-		on_nack(e, pkt, now);
+		heard = on_nack(e, pkt, now);
 		break;
 	}
+	if (heard)
+		e->heard_ns = now;
+	return heard;
 }
 
 /* ---- Life cycle ------------------------------------------------------ */

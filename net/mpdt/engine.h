@@ -138,7 +138,7 @@ struct mpdt_eng {
 	struct mpdt_lb lb;
 	struct mpdt_cc cc;
 	u64 pause_until;		/* receiver said NO_BUFFER */
-	u64 heard_ns;			/* latest packet from the peer */
+	u64 heard_ns;			/* latest packet of the peer's incarnation */
 	u16 last_ev;
 	/* The burst being sent: its EV serves @burst_left more new packets
 	 * (the LB chose once for all); @burst_flowlet: on a flowlet.
@@ -189,8 +189,9 @@ void mpdt_eng_start(struct mpdt_eng *e, struct mpdt_sb_pkt *ring, u32 nonce,
 void mpdt_eng_send(struct mpdt_eng *e, struct mpdt_eng_txmsg *m, u64 now);
 /* A decoded packet from the peer; @ce: the outer IP header had CE;
  * @payload: the glue's handle on DATA bytes, passed to rx_place().
+ * True if it belonged to an incarnation taken for the peer's (heard_ns).
  */
-void mpdt_eng_on_packet(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
+bool mpdt_eng_on_packet(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
 			bool ce, const void *payload, u64 now);
 /* The timer armed through ops->arm_timer fired (possibly early). */
 void mpdt_eng_on_timer(struct mpdt_eng *e, u64 now);

@@ -96,8 +96,8 @@ static void dispatch(struct mpdt_sock *msk, const struct mpdt_pkt *pkt,
 		 */
 		c->local = r->to;
 	}
-	mpdt_conn_heard(c);
-	mpdt_eng_on_packet(&c->eng, pkt, r->ce, &payload, mpdt_now());
+	if (mpdt_eng_on_packet(&c->eng, pkt, r->ce, &payload, mpdt_now()))
+		mpdt_conn_heard(c);
 }
 
 static enum skb_drop_reason drop(struct mpdt_net *mn, enum mpdt_stat why,

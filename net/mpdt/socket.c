@@ -589,14 +589,20 @@ static int mpdt_release(struct socket *sock)
 
 	if (!sk)
 		return 0;
+	/* Draining or in time-wait, the socket's reference goes when that
+	 * ends, which may be on another CPU before this returns (a SACK
+	 * that completes the drain, a time-wait of a tick): ours keeps the
+	 * socket until it is orphaned.
+	 */
+	sock_hold(sk);
 	live = mpdt_close_linger_on(mpdt_sk(sk), linger(sk));
 	if (!live)
 		release_everything(mpdt_sk(sk));
 	sock_orphan(sk);
 	sock->sk = NULL;
-	/* Draining or in time-wait, the reference goes when that ends. */
 	if (!live)
 		sock_put(sk);
+	sock_put(sk);
 	return 0;
 }
 

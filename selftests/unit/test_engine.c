@@ -2314,6 +2314,44 @@ TEST(idle_sender_restarts_and_is_adopted)
 	sim_free(s);
 }
 
+/* A spoofed packet with a wrong nonce is not the peer heard: it neither
+ * keeps an idle incarnation the peer may have forgotten (the next message
+ * still starts a new one after the quiet time) nor counts as recent for
+ * eviction and collection.  The peer's own SACK does.
+ */
+TEST(wrong_nonce_is_not_the_peer_heard)
+{
+	struct mpdt_params p = default_params();
+	struct sim *s = sim_new(&p, mpdt_lb_find("reps"),
+				mpdt_cc_find("strack"), 12);
+	struct node *a = &s->n[0], *b = &s->n[1];
+	u64 quiet = mpdt_eng_quiet_ns(&p), heard;
+	struct mpdt_pkt sack = { .hdr.type = MPDT_T_SACK };
+	u32 i;
+
+	for (i = 0; i < 5; i++)
+		node_add(a, 2000);
+	ASSERT_TRUE(sim_run(s, T0 + UNIT_SEC(1)));
+	heard = a->eng.heard_ns;
+	sack.hdr.nonce = a->eng.nonce ^ 1;
+	s->now = heard + quiet - 1;
+	EXPECT_FALSE(mpdt_eng_on_packet(&a->eng, &sack, false, NULL, s->now));
+	EXPECT_EQ(1, a->stats[MPDT_STAT_DROP_STALE_NONCE]);
+	EXPECT_EQ(heard, a->eng.heard_ns);
+	EXPECT_TRUE(mpdt_eng_needs_start(&a->eng, heard + quiet));
+
+	/* One more message, whose SACK B keeps for the test. */
+	b->capture = true;
+	node_add(a, 2000);
+	sim_run(s, s->now + UNIT_MS(5));
+	ASSERT_NE(NULL, last_cap(b, MPDT_T_SACK));
+	sack = last_cap(b, MPDT_T_SACK)->pkt;
+	EXPECT_EQ(a->eng.nonce, sack.hdr.nonce);
+	EXPECT_TRUE(mpdt_eng_on_packet(&a->eng, &sack, false, NULL, s->now));
+	EXPECT_EQ(s->now, a->eng.heard_ns);
+	sim_free(s);
+}
+
 /* ---- 3. Every loss detector and NACK ----------------------------------- */
 
 /* A clean link (no reordering) with @lb and fixed CC, A sending @msgs
