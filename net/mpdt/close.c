@@ -175,12 +175,14 @@ void mpdt_close_progress(struct mpdt_sock *msk)
 		mod_timer(&msk->gc_timer, jiffies);
 }
 
-/* Unbound, its connections freed (none has a timer left to wait for); the
- * caller then drops the last reference.
+/* A socket's end, once msk->closing is set under msk->lock and the lock
+ * is dropped: unbound, its connections freed.  Not under the lock: a
+ * connection timer that started before its time-wait stopped it may still
+ * wait for the lock, and hrtimer_cancel() waits for that callback, which
+ * then finds the socket closing and returns.
  */
-static void finish(struct mpdt_sock *msk)
+void mpdt_close_finish(struct mpdt_sock *msk)
 {
-	msk->closing = true;
 	mpdt_port_unbind(msk);
 	mpdt_conn_destroy_all(msk);
 	mpdt_rmem_reclaim_final(msk);
@@ -197,7 +199,7 @@ static void drain_end(struct mpdt_sock *msk, u64 now)
 }
 
 /* The gc timer of a closed socket, under msk->lock: true once the socket
- * is finished.
+ * is closing, to be finished by mpdt_close_finish() after the lock.
  */
 bool mpdt_close_gc(struct mpdt_sock *msk, u64 now)
 {
@@ -227,6 +229,6 @@ bool mpdt_close_gc(struct mpdt_sock *msk, u64 now)
 			  jiffies + 1 + nsecs_to_jiffies(msk->tw_end_ns - now));
 		return false;
 	}
-	finish(msk);
+	msk->closing = true;
 	return true;
 }

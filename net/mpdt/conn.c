@@ -203,8 +203,10 @@ void mpdt_conn_gc(struct timer_list *t)
 	if (mpdt_sock_closed(msk)) {
 		done = mpdt_close_gc(msk, now);
 		spin_unlock(&msk->lock);
-		if (done)
+		if (done) {
+			mpdt_close_finish(msk);
 			sock_put(&msk->inet.sk);
+		}
 		return;
 	}
 	list_for_each_entry_safe(c, tmp, &msk->conn_lru, lru) {

@@ -18,8 +18,7 @@
  * with interrupts off, because an skb may be freed anywhere, msk->lock
  * held or not.  A connection leaves the list before its timer is
  * cancelled (mpdt_conn_timer_stop()): nothing starts the timer of a
- * connection being freed, or of a closed socket's, whose end waits for
- * no timer under msk->lock.
+ * connection being freed, or of a closed socket's once time-wait began.
  */
 #include "protocol.h"
 
@@ -97,12 +96,28 @@ bool mpdt_tx_host_room(struct mpdt_eng *e, u32 limit)
 	return true;
 }
 
+/* sock_setsockopt() calls sk_write_space() when SO_SNDBUF changed the
+ * buffer, and a sendmsg() waiting for room may now have it.  Every freed
+ * DATA skb calls it too, but frees no room of sk_wmem_queued: an
+ * acknowledged message wakes writers itself (tx.c).
+ */
+static void wake_writers_if_sndbuf_changed(struct mpdt_sock *msk)
+{
+	int sndbuf = READ_ONCE(msk->inet.sk.sk_sndbuf);
+
+	if (likely(sndbuf == READ_ONCE(msk->sndbuf_seen)))
+		return;
+	WRITE_ONCE(msk->sndbuf_seen, sndbuf);
+	mpdt_sock_wake_writers(msk);
+}
+
 void mpdt_write_space(struct sock *sk)
 {
 	struct mpdt_sock *msk = mpdt_sk(sk);
 	struct mpdt_conn *c, *next;
 	unsigned long flags;
 
+	wake_writers_if_sndbuf_changed(msk);
 	/* After sock_wfree()'s refcount_sub_and_test() of sk_wmem_alloc,
 	 * which still holds one unit for the skb leaving.
 	 */

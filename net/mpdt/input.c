@@ -9,6 +9,7 @@
  * MPDT's own, finer reason is the counter.  What reaches a connection is
  * consumed: the engine counts what it refuses.
  */
+#include <linux/filter.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <net/dsfield.h>
@@ -107,6 +108,20 @@ static enum skb_drop_reason drop(struct mpdt_net *mn, enum mpdt_stat why,
 	return reason;
 }
 
+/* The socket's filters judge every packet as they would a UDP socket's
+ * (udp_queue_rcv_one_skb()): its cgroup's BPF ingress programs (systemd's
+ * IPAddressDeny=, for one), SO_ATTACH_FILTER and the LSM.  The tunnel
+ * socket's encap_rcv runs before UDP's own call, and for the tunnel.  A
+ * packet cut short is refused: MPDT has no use for part of one.
+ */
+static bool filters_pass(struct mpdt_sock *msk, struct sk_buff *skb)
+{
+	unsigned int len = skb->len;
+
+	return !sk_filter_trim_cap(&msk->inet.sk, skb,
+				   sizeof(struct udphdr)) && skb->len == len;
+}
+
 static enum skb_drop_reason mpdt_rcv(struct mpdt_net *mn, struct sk_buff *skb)
 {
 	u32 len = skb->len - sizeof(struct udphdr);
@@ -144,6 +159,9 @@ static enum skb_drop_reason mpdt_rcv(struct mpdt_net *mn, struct sk_buff *skb)
 	if (!msk)
 		return drop(mn, MPDT_STAT_DROP_NO_SOCKET,
 			    SKB_DROP_REASON_NO_SOCKET);
+	if (!filters_pass(msk, skb))
+		return drop(mn, MPDT_STAT_DROP_FILTERED,
+			    SKB_DROP_REASON_SOCKET_FILTER);
 	__skb_queue_head_init(&later);
 	spin_lock(&msk->lock);
 	/* An AF_INET socket cannot name an IPv6 peer: not for it. */

@@ -110,18 +110,24 @@ struct mpdt_tx_args {
 #define MPDT_TX_ARGS(skb)	((struct mpdt_tx_args *)(skb)->cb)
 
 /* ECT(0) so the fabric marks congestion instead of dropping; the IPv6
- * flow label carries the entropy too.
+ * flow label carries the entropy too.  DATA leaves as its MPDT socket's,
+ * which owns it (hostq.c), as SCTP's leaves over UDP: ip_finish_output()
+ * runs a cgroup's BPF egress programs only for the skb's owner, and a
+ * program's drop is a loss.  Feedback, owned by nobody and carrying no
+ * application data, leaves as the tunnel's.
  */
 static void tunnel_send(struct socket *tunnel, struct sk_buff *skb,
 			struct dst_entry *dst, struct mpdt_tx_args *a)
 {
+	struct sock *sk = skb->sk ?: tunnel->sk;
+
 	if (a->v6)
-		udp_tunnel6_xmit_skb(dst, tunnel->sk, skb, NULL, &a->in6.saddr,
+		udp_tunnel6_xmit_skb(dst, sk, skb, NULL, &a->in6.saddr,
 				     &a->in6.daddr, INET_ECN_ECT_0, a->ttl,
 				     a->label, a->sport, a->dport, false);
 	else
 		udp_tunnel_xmit_skb(container_of(dst, struct rtable, dst),
-				    tunnel->sk, skb, a->in4.saddr, a->in4.daddr,
+				    sk, skb, a->in4.saddr, a->in4.daddr,
 				    INET_ECN_ECT_0, a->ttl, htons(IP_DF),
 				    a->sport, a->dport, false, false);
 }

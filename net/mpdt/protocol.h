@@ -114,6 +114,7 @@ struct mpdt_sock {
 	struct list_head tx_waiting;
 	u32 tx_limit;
 	const struct mpdt_conn *tx_limit_by;
+	int sndbuf_seen;		/* sk_sndbuf writers last woke for */
 	/* Non-NULL only inside mpdt_rcv()'s hold of @lock: where the
 	 * feedback of the packet it processes waits until the lock is
 	 * released (output.c send_or_defer()).
@@ -305,6 +306,7 @@ void mpdt_rmem_reclaim_final(struct mpdt_sock *msk);
 bool mpdt_close_linger_on(struct mpdt_sock *msk, bool abort);
 void mpdt_close_progress(struct mpdt_sock *msk);
 bool mpdt_close_gc(struct mpdt_sock *msk, u64 now);
+void mpdt_close_finish(struct mpdt_sock *msk);
 
 /* input.c */
 int mpdt_udp_encap_recv(struct sock *sk, struct sk_buff *skb);

@@ -4,6 +4,7 @@
  * recvmsg() returns one whole message.  Messages may be delivered in any
  * order relative to each other, each exactly once and intact.
  */
+#include <linux/bpf-cgroup.h>
 #include <linux/highmem.h>
 #include <linux/list_sort.h>
 #include <linux/poll.h>
@@ -33,6 +34,7 @@ static int mpdt_sk_init(struct sock *sk)
 	mpdt_hostq_init(msk);
 	/* The netns's defaults, as UDP takes net.core's. */
 	sk->sk_sndbuf = READ_ONCE(msk->mn->params.sndbuf);
+	msk->sndbuf_seen = sk->sk_sndbuf;
 	sk->sk_rcvbuf = READ_ONCE(msk->mn->params.rcvbuf);
 	/* The port table is read under RCU. */
 	sock_set_flag(sk, SOCK_RCU_FREE);
@@ -108,6 +110,25 @@ void mpdt_sock_wake_writers(struct mpdt_sock *msk)
 	sk_wake_async(sk, SOCK_WAKE_SPACE, POLL_OUT);
 }
 
+/* The cgroup's bind programs judge an MPDT bind() as inet_bind() lets
+ * them judge any other (systemd's SocketBindDeny=, for one); they may
+ * refuse the address or rewrite it.  No connect or sendmsg programs run:
+ * the kernel runs those only for protocols with a pre_connect, and their
+ * bpf_bind() binds through inet's port table, which MPDT has not.
+ */
+static int bind_progs(struct sock *sk, struct sockaddr *uaddr)
+{
+	u32 flags = 0;
+
+	/* Each type its own static key: no variable index. */
+	if (sk->sk_family == AF_INET6)
+		return BPF_CGROUP_RUN_PROG_INET_BIND_LOCK(sk, uaddr,
+							  CGROUP_INET6_BIND,
+							  &flags);
+	return BPF_CGROUP_RUN_PROG_INET_BIND_LOCK(sk, uaddr, CGROUP_INET4_BIND,
+						  &flags);
+}
+
 static int mpdt_bind(struct socket *sock, struct sockaddr *uaddr, int len)
 {
 	struct mpdt_sock *msk = mpdt_sk(sock->sk);
@@ -115,9 +136,14 @@ static int mpdt_bind(struct socket *sock, struct sockaddr *uaddr, int len)
 	struct mpdt_addr a;
 	int err;
 
+	/* Checked first: the programs read as much as this needs. */
 	err = mpdt_addr_from_user(sock->sk, uaddr, len, &a);
 	if (err)
 		return err;
+	err = bind_progs(sock->sk, uaddr);
+	if (err)
+		return err;
+	mpdt_addr_from_user(sock->sk, uaddr, len, &a);
 	if (!mpdt_addr_is_local(net, &a))
 		return -EADDRNOTAVAIL;
 	mutex_lock(&msk->user_lock);
@@ -568,7 +594,6 @@ static void release_everything(struct mpdt_sock *msk)
 	struct mpdt_rxmsg *m, *tmp;
 	LIST_HEAD(ready);
 
-	mpdt_port_unbind(msk);
 	spin_lock_bh(&msk->lock);
 	msk->closing = true;
 	list_splice_init(&msk->rx_ready, &ready);
@@ -576,10 +601,9 @@ static void release_everything(struct mpdt_sock *msk)
 	del_timer_sync(&msk->gc_timer);
 
 	/* Nobody else touches the connections once closing is set. */
-	mpdt_conn_destroy_all(msk);
 	list_for_each_entry_safe(m, tmp, &ready, node)
 		mpdt_rxmsg_free(msk, m);
-	mpdt_rmem_reclaim_final(msk);
+	mpdt_close_finish(msk);
 }
 
 static int mpdt_release(struct socket *sock)

@@ -31,6 +31,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/syscall.h>
+#include <linux/bpf.h>
 #include <linux/mpdt.h>
 #include <linux/sock_diag.h>
 
@@ -694,6 +696,53 @@ TEST(dead_peer_wakes_blocked_send_with_etimedout)
 	EXPECT_EQ(-1, n);
 	EXPECT_EQ(ETIMEDOUT, errno);
 	EXPECT_GT(FAIL_WITHIN_MS / 1e3, now() - t0);
+	free(buf);
+}
+
+struct sndbuf_raise {
+	int fd;
+	int val;
+};
+
+static void *raise_sndbuf_later(void *arg)
+{
+	struct sndbuf_raise *r = arg;
+
+	usleep(200 * 1000);
+	if (setsockopt(r->fd, SOL_SOCKET, SO_SNDBUF, &r->val, sizeof(r->val)))
+		r->fd = -1;
+	return NULL;
+}
+
+/* A send() blocked on a full buffer sends once SO_SNDBUF makes room: the
+ * peer is dead, so nothing else could wake it before ETIMEDOUT.
+ */
+TEST(raising_sndbuf_wakes_blocked_send)
+{
+	int a = mk_bound(PORT(0)), val = 65536, sb;
+	struct sndbuf_raise r = { .val = 4 * val };
+	struct timeval tv = { .tv_sec = 60 };
+	socklen_t len = sizeof(sb);
+	pthread_t t;
+	uint8_t *buf;
+	double t0;
+	ssize_t n;
+
+	ASSERT_LE(0, a);
+	ASSERT_EQ(0, setsockopt(a, SOL_SOCKET, SO_SNDBUF, &val, sizeof(val)));
+	ASSERT_EQ(0, getsockopt(a, SOL_SOCKET, SO_SNDBUF, &sb, &len));
+	ASSERT_EQ(0, setsockopt(a, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)));
+	buf = calloc(1, sb);
+	ASSERT_EQ(sb, send_to(a, buf, sb, DEAD_PORT, 0));
+	r.fd = a;
+	ASSERT_EQ(0, pthread_create(&t, NULL, raise_sndbuf_later, &r));
+	t0 = now();
+	n = send_to(a, buf, sb, DEAD_PORT, 0);	/* blocks until the raise */
+	TH_LOG("blocked send returned %zd (%s) after %.2f s", n,
+	       n < 0 ? strerror(errno) : "ok", now() - t0);
+	pthread_join(t, NULL);
+	ASSERT_EQ(a, r.fd) TH_LOG("raising SO_SNDBUF failed");
+	EXPECT_EQ(sb, n);
 	free(buf);
 }
 
@@ -1567,15 +1616,15 @@ TEST(message_larger_than_peer_rcvbuf)
 	free(buf);
 }
 
-/* The cgroup2 path this process was in before memcg_enter(). */
-static char memcg_home[256];
+/* The cgroup2 path this process was in before cgroup_enter(). */
+static char cgroup_home[256];
 
-/* Put this process in the memory cgroup @name below cgroup2's root
+/* Put this process in the cgroup @name below cgroup2's root
  * (/sys/fs/cgroup: sockapi.sh mounts it in the mount namespace of "ip
- * netns exec"), so that its sockets are charged to it; false if the host
- * has none.
+ * netns exec"), with the memory controller if @memory, so that the
+ * sockets it makes belong to it; false if the host has no such cgroup.
  */
-static bool memcg_enter(const char *name)
+static bool cgroup_enter(const char *name, bool memory)
 {
 	char path[128], pid[16], line[300];
 	int fd, n = snprintf(pid, sizeof(pid), "%d", getpid());
@@ -1583,15 +1632,16 @@ static bool memcg_enter(const char *name)
 	bool ok = false;
 
 	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "0::%255s", memcg_home) == 1)
+		if (sscanf(line, "0::%255s", cgroup_home) == 1)
 			ok = true;
 	if (f)
 		fclose(f);
-	fd = open("/sys/fs/cgroup/cgroup.subtree_control", O_WRONLY);
-	if (!ok || fd < 0)
-		return false;
-	ok = write(fd, "+memory", 7) == 7;
-	close(fd);
+	if (ok && memory) {
+		fd = open("/sys/fs/cgroup/cgroup.subtree_control", O_WRONLY);
+		ok = fd >= 0 && write(fd, "+memory", 7) == 7;
+		if (fd >= 0)
+			close(fd);
+	}
 	snprintf(path, sizeof(path), "/sys/fs/cgroup/%s", name);
 	if (!ok || (mkdir(path, 0755) && errno != EEXIST))
 		return false;
@@ -1604,13 +1654,13 @@ static bool memcg_enter(const char *name)
 	return ok;
 }
 
-static void memcg_leave(const char *name)
+static void cgroup_leave(const char *name)
 {
 	char path[300], pid[16];
 	int fd, n = snprintf(pid, sizeof(pid), "%d", getpid());
 
 	snprintf(path, sizeof(path), "/sys/fs/cgroup%s/cgroup.procs",
-		 memcg_home);
+		 cgroup_home);
 	fd = open(path, O_WRONLY);
 	if (fd >= 0) {
 		if (write(fd, pid, n) != n)
@@ -1692,7 +1742,7 @@ TEST(reserve_mem_while_receiving)
 	ssize_t n;
 
 	ASSERT_TRUE(buf && seen);
-	if (!memcg_enter(cg))
+	if (!cgroup_enter(cg, true))
 		SKIP(return, "no cgroup2 memory controller");
 	a = mk_bound(PORT(0));
 	b = mk_bound(PORT(1));
@@ -1736,9 +1786,128 @@ TEST(reserve_mem_while_receiving)
 	EXPECT_EQ(0, sock_mem(b, SK_MEMINFO_FWD_ALLOC));
 	close(a);
 	close(b);
-	memcg_leave(cg);
+	cgroup_leave(cg);
 	free(buf);
 	free(seen);
+}
+
+/* A cgroup program that refuses everything (r0 = 0; exit). */
+static int bpf_refuse_all(enum bpf_prog_type type, enum bpf_attach_type at)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	union bpf_attr attr = {
+		.prog_type = type,
+		.expected_attach_type = at,
+		.insns = (uintptr_t)insns,
+		.insn_cnt = 2,
+		.license = (uintptr_t)"GPL",
+	};
+
+	return syscall(__NR_bpf, BPF_PROG_LOAD, &attr, sizeof(attr));
+}
+
+/* BPF_PROG_ATTACH or BPF_PROG_DETACH @prog at @at of the cgroup @cg. */
+static int bpf_cgroup(int cmd, int cg, int prog, enum bpf_attach_type at)
+{
+	union bpf_attr attr = {
+		.target_fd = cg,
+		.attach_bpf_fd = prog,
+		.attach_type = at,
+	};
+
+	return syscall(__NR_bpf, cmd, &attr, sizeof(attr));
+}
+
+/* Wait until the netns counter @name is above @than. */
+static int wait_stat_above(const char *name, long long than, int ms)
+{
+	double end = now() + ms / 1e3;
+
+	do {
+		if (netns_stat(name) > than)
+			return 0;
+		usleep(2000);
+	} while (now() < end);
+	return -1;
+}
+
+/* While a program that refuses everything is attached at @at of @cg, a
+ * message from @a to @b's @port is not delivered, until @counter grew by
+ * @by at least; once it is detached, the sender's retransmissions deliver
+ * it.
+ */
+static void refused_until_detached(struct __test_metadata *_metadata,
+				   int cg, enum bpf_attach_type at,
+				   const char *counter, int by,
+				   int a, int b, int port)
+{
+	long long before = netns_stat(counter);
+	int prog = bpf_refuse_all(BPF_PROG_TYPE_CGROUP_SKB, at);
+	char buf[16];
+
+	ASSERT_LE(0, prog) TH_LOG("BPF_PROG_LOAD: %s", strerror(errno));
+	ASSERT_EQ(0, bpf_cgroup(BPF_PROG_ATTACH, cg, prog, at))
+		TH_LOG("BPF_PROG_ATTACH: %s", strerror(errno));
+	ASSERT_EQ(5, send_to(a, "hello", 5, port, 0));
+	ASSERT_EQ(0, wait_stat_above(counter, before + by - 1, 20000))
+		TH_LOG("%s did not grow by %d", counter, by);
+	EXPECT_EQ(-1, recv(b, buf, sizeof(buf), MSG_DONTWAIT));
+	EXPECT_EQ(EAGAIN, errno);
+	ASSERT_EQ(0, bpf_cgroup(BPF_PROG_DETACH, cg, prog, at));
+	close(prog);
+	EXPECT_EQ(5, recv(b, buf, sizeof(buf), 0));
+}
+
+/* cgroup BPF programs hold MPDT to what they hold UDP to (systemd's
+ * IPAddressDeny= and SocketBindDeny=, for two): egress programs judge its
+ * DATA, ingress programs every packet a socket of the cgroup receives,
+ * bind programs its bind().
+ */
+TEST(cgroup_bpf_programs_apply)
+{
+	static const char name[] = "mpdt_sockapi_bpf";
+	struct sockaddr_in addr;
+	int cg, a, b, c;
+
+	ASSERT_EQ(0, own_netns()) TH_LOG("own netns: %s", strerror(errno));
+	if (!cgroup_enter(name, false))
+		SKIP(return, "no cgroup2");
+	cg = open("/sys/fs/cgroup/mpdt_sockapi_bpf", O_RDONLY | O_DIRECTORY);
+	ASSERT_LE(0, cg);
+	a = mk_bound(PORT(0));
+	b = mk_bound(PORT(1));
+	ASSERT_LE(0, a);
+	ASSERT_LE(0, b);
+	set_rcvtimeo(b, 20000);
+	/* An egress drop is a loss: the DATA is sent again, which a
+	 * delivered message would have been acknowledged before.
+	 */
+	refused_until_detached(_metadata, cg, BPF_CGROUP_INET_EGRESS,
+			       "tx_data", 2, a, b, PORT(1));
+	refused_until_detached(_metadata, cg, BPF_CGROUP_INET_INGRESS,
+			       "drop_filtered", 1, a, b, PORT(1));
+
+	c = bpf_refuse_all(BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_INET4_BIND);
+	ASSERT_LE(0, c) TH_LOG("BPF_PROG_LOAD: %s", strerror(errno));
+	ASSERT_EQ(0, bpf_cgroup(BPF_PROG_ATTACH, cg, c, BPF_CGROUP_INET4_BIND));
+	EXPECT_EQ(-1, mk_bound(PORT(2)));
+	EXPECT_EQ(EPERM, errno);
+	ASSERT_EQ(0, bpf_cgroup(BPF_PROG_DETACH, cg, c, BPF_CGROUP_INET4_BIND));
+	close(c);
+	c = mk_bound(PORT(2));
+	EXPECT_LE(0, c);
+	addr = lo(0);
+	EXPECT_EQ(0, getsockname(c, (struct sockaddr *)&addr,
+				 &(socklen_t){ sizeof(addr) }));
+	EXPECT_EQ(PORT(2), ntohs(addr.sin_port));
+	close(c);
+	close(a);
+	close(b);
+	close(cg);
+	cgroup_leave(name);
 }
 
 TEST_HARNESS_MAIN

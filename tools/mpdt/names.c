@@ -76,6 +76,7 @@ const char *const stat_names[MPDT_STAT_MAX + 1] = {
 	[MPDT_STAT_RX_COPIED]		= "rx_copied",
 	[MPDT_STAT_CLOSE_DRAIN_LIMIT]	= "close_drain_limit",
 	[MPDT_STAT_TX_HOST_LIMITED]	= "tx_host_limited",
+	[MPDT_STAT_DROP_FILTERED]	= "drop_filtered",
 };
 
 /* Both peer address attributes are shown as "peer". */
