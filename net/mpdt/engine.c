@@ -1035,6 +1035,11 @@ static struct mpdt_reasm *rx_message(struct mpdt_eng *e,
 		count(e, MPDT_STAT_DROP_MSG_MISMATCH);
 		return NULL;
 	}
+	if (e->rx_partial >= MPDT_ENG_RX_PARTIAL_MAX) {
+		count(e, MPDT_STAT_DROP_PEER_QUOTA);
+		*nack = MPDT_NACK_NO_BUFFER;
+		return NULL;
+	}
 	ra = e->ops->rx_admit(e, d);
 	if (!ra) {
 		*nack = MPDT_NACK_NO_BUFFER;

@@ -68,6 +68,12 @@ struct mpdt_eng_chunk {
 };
 
 #define MPDT_ENG_CHUNKS	16
+/* A peer's messages being assembled at once, whatever their size: the
+ * glue's table of them (keyed by Message ID, which the peer picks) stays
+ * short.  An honest peer has more only with more small multi-packet
+ * messages in flight than this, and then waits out a NO_BUFFER NACK.
+ */
+#define MPDT_ENG_RX_PARTIAL_MAX	512
 
 struct mpdt_eng;
 

@@ -18,12 +18,20 @@ static struct mpdt_rxmsg *rxmsg_of(struct mpdt_reasm *ra)
 	return container_of(ra, struct mpdt_rxmsg, ra);
 }
 
+/* The peer picks Message IDs: keyed, so that it cannot pick them into one
+ * bucket (MPDT_ENG_RX_PARTIAL_MAX bounds how many there are).
+ */
+static u32 rxmsg_hash(const struct mpdt_conn *c, u32 id)
+{
+	return siphash_1u32(id, &c->msk->conn_key);
+}
+
 struct mpdt_reasm *mpdt_rx_find(struct mpdt_eng *e, u32 id)
 {
 	struct mpdt_conn *c = mpdt_eng_conn(e);
 	struct mpdt_rxmsg *m;
 
-	hash_for_each_possible(c->rx_msgs, m, hnode, id)
+	hash_for_each_possible(c->rx_msgs, m, hnode, rxmsg_hash(c, id))
 		if (m->ra.id == id)
 			return &m->ra;
 	return NULL;
@@ -126,7 +134,7 @@ struct mpdt_reasm *mpdt_rx_admit(struct mpdt_eng *e,
 		return NULL;
 	}
 	rxmsg_charge(c, m, need);
-	hash_add(c->rx_msgs, &m->hnode, m->ra.id);
+	hash_add(c->rx_msgs, &m->hnode, rxmsg_hash(c, m->ra.id));
 	mpdt_conn_gc_arm(c->msk);
 	return &m->ra;
 }

@@ -429,6 +429,9 @@ static int mpdt_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 			msg->msg_namelen = mpdt_addr_to_user(sk, &m->from,
 							     msg->msg_name);
 		err = flags & MSG_TRUNC ? m->ra.len : copied;
+	} else {
+		/* Acknowledged, yet lost here: counted as UDP counts it. */
+		atomic_inc(&sk->sk_drops);
 	}
 	spin_lock_bh(&msk->lock);
 	mpdt_rmem_release(msk, m->charged);

@@ -358,6 +358,18 @@ TEST(recv_truncates_like_udp)
 	ASSERT_EQ(1000, recvmsg(b, &mh, 0));
 	EXPECT_FALSE(mh.msg_flags & MSG_TRUNC);
 	EXPECT_EQ(0, memcmp(buf, msg, sizeof(msg)));
+
+	/* A buffer the copy faults on: EFAULT, the message is gone and
+	 * counted in the socket's drops, as UDP counts it.
+	 */
+	EXPECT_EQ(0, sock_mem(b, SK_MEMINFO_DROPS));
+	ASSERT_EQ(1000, send_to(a, msg, sizeof(msg), PORT(1), 0));
+	ASSERT_EQ(POLLIN, poll1(b, POLLIN, 30000) & POLLIN);
+	EXPECT_EQ(-1, recv(b, (void *)8, sizeof(buf), 0));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(1, sock_mem(b, SK_MEMINFO_DROPS));
+	EXPECT_EQ(-1, recv(b, buf, sizeof(buf), MSG_DONTWAIT));
+	EXPECT_EQ(EAGAIN, errno);
 }
 
 TEST(zero_length_message)

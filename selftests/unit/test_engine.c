@@ -2860,6 +2860,45 @@ TEST_F(rx, duplicate_data_counted_not_delivered)
 	}
 }
 
+/* However the peer picks its Message IDs, it has at most
+ * MPDT_ENG_RX_PARTIAL_MAX messages being assembled: the next one's packet
+ * is NACKed NO_BUFFER (drop_peer_quota), and admitted once one completes.
+ */
+TEST_F(rx, partial_messages_per_peer_are_bounded)
+{
+	const u32 max = MPDT_ENG_RX_PARTIAL_MAX;
+	struct sim *s = self->s;
+	struct node *b = self->b;
+	struct tmsg *next;
+	u32 i, admitted = b->admitted;
+
+	for (i = 0; i < max; i++)
+		send_to_b(s, 7, i, node_add(&s->n[0], 2 * s->p.payload), 0, 0);
+	EXPECT_EQ(max, b->eng.rx_partial);
+	EXPECT_EQ(max, b->admitted - admitted);
+	EXPECT_EQ(0, b->stats[MPDT_STAT_DROP_PEER_QUOTA]);
+
+	next = node_add(&s->n[0], 2 * s->p.payload);
+	send_to_b(s, 7, max, next, 0, 0);
+	EXPECT_EQ(1, b->stats[MPDT_STAT_DROP_PEER_QUOTA]);
+	EXPECT_EQ(max, b->admitted - admitted);
+	ASSERT_EQ(1, b->tx[MPDT_T_NACK]);
+	EXPECT_EQ(MPDT_NACK_NO_BUFFER, last_cap(b, MPDT_T_NACK)->pkt.nack.code);
+	EXPECT_EQ(max, last_cap(b, MPDT_T_NACK)->pkt.nack.psn);
+
+	/* The first message completes: the refused one is admitted. */
+	send_to_b(s, 7, max + 1, s->n[0].msgs[s->n[0].nmsgs - max - 1], 1, 0);
+	EXPECT_EQ(max - 1, b->eng.rx_partial);
+	send_to_b(s, 7, max, next, 0, MPDT_F_RETX);
+	EXPECT_EQ(max, b->eng.rx_partial);
+	EXPECT_EQ(max + 1, b->admitted - admitted);
+	EXPECT_EQ(1, b->stats[MPDT_STAT_DROP_PEER_QUOTA]);
+	EXPECT_EQ(1, b->tx[MPDT_T_NACK]);
+	EXPECT_EQ(0, s->nerr) {
+		TH_LOG("%s", s->err);
+	}
+}
+
 /* A new nonce while the old incarnation is live is a blind packet: it is
  * refused until the old one has been quiet for the quiet time (2 rto_max),
  * then adopted, dropping the old one's partial messages; the old nonce is
