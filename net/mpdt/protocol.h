@@ -101,6 +101,7 @@ struct mpdt_sock {
 	const struct mpdt_lb_ops *lb;
 	const struct mpdt_cc_ops *cc;
 	u32 nconns;
+	u64 evict_none_until_ns;	/* a full table's last search failed */
 	siphash_key_t conn_key;		/* the peer chooses what we hash */
 	DECLARE_HASHTABLE(conns, MPDT_CONN_HASH_BITS);
 	DECLARE_HASHTABLE(host_conns, MPDT_CONN_HASH_BITS); /* by address */
