@@ -685,29 +685,52 @@ TEST(dead_peer_next_recv_etimedout_once)
 	EXPECT_EQ(EAGAIN, errno);
 }
 
+/* Sets @a's SO_SNDBUF (64 KiB asked; the size in @sb) and a 60 s
+ * SO_SNDTIMEO, and fills the buffer with one message to a dead peer: the
+ * next one blocks.  Returns a buffer of @sb bytes.
+ */
+static uint8_t *fill_to_dead_peer(struct __test_metadata *_metadata, int a,
+				  int *sb)
+{
+	struct timeval tv = { .tv_sec = 60 };
+	socklen_t len = sizeof(*sb);
+	int val = 65536;
+	uint8_t *buf;
+
+	ASSERT_EQ(0, setsockopt(a, SOL_SOCKET, SO_SNDBUF, &val, sizeof(val)));
+	ASSERT_EQ(0, getsockopt(a, SOL_SOCKET, SO_SNDBUF, sb, &len));
+	ASSERT_EQ(0, setsockopt(a, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)));
+	buf = calloc(1, *sb);
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(*sb, send_to(a, buf, *sb, DEAD_PORT, 0));
+	return buf;
+}
+
+/* The send that blocks, and how long it took (in *@secs). */
+static ssize_t blocked_send(struct __test_metadata *_metadata, int a,
+			    const uint8_t *buf, int sb, double *secs)
+{
+	double t0 = now();
+	ssize_t n = send_to(a, buf, sb, DEAD_PORT, 0);
+
+	*secs = now() - t0;
+	TH_LOG("blocked send returned %zd (%s) after %.2f s", n,
+	       n < 0 ? strerror(errno) : "ok", *secs);
+	return n;
+}
+
 /* A send() blocked on a full buffer learns that the peer died. */
 TEST(dead_peer_wakes_blocked_send_with_etimedout)
 {
-	int a = mk_bound(PORT(0)), val = 65536, sb;
-	socklen_t len = sizeof(sb);
-	struct timeval tv = { .tv_sec = 60 };
+	int a = mk_bound(PORT(0)), sb;
 	uint8_t *buf;
-	double t0;
-	ssize_t n;
+	double secs;
 
 	ASSERT_LE(0, a);
-	ASSERT_EQ(0, setsockopt(a, SOL_SOCKET, SO_SNDBUF, &val, sizeof(val)));
-	ASSERT_EQ(0, getsockopt(a, SOL_SOCKET, SO_SNDBUF, &sb, &len));
-	ASSERT_EQ(0, setsockopt(a, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)));
-	buf = calloc(1, sb);
-	ASSERT_EQ(sb, send_to(a, buf, sb, DEAD_PORT, 0));
-	t0 = now();
-	n = send_to(a, buf, sb, DEAD_PORT, 0);	/* blocks: no room */
-	TH_LOG("blocked send returned %zd (%s) after %.2f s", n,
-	       n < 0 ? strerror(errno) : "ok", now() - t0);
-	EXPECT_EQ(-1, n);
+	buf = fill_to_dead_peer(_metadata, a, &sb);
+	EXPECT_EQ(-1, blocked_send(_metadata, a, buf, sb, &secs));
 	EXPECT_EQ(ETIMEDOUT, errno);
-	EXPECT_GT(FAIL_WITHIN_MS / 1e3, now() - t0);
+	EXPECT_GT(FAIL_WITHIN_MS / 1e3, secs);
 	free(buf);
 }
 
@@ -731,27 +754,17 @@ static void *raise_sndbuf_later(void *arg)
  */
 TEST(raising_sndbuf_wakes_blocked_send)
 {
-	int a = mk_bound(PORT(0)), val = 65536, sb;
-	struct sndbuf_raise r = { .val = 4 * val };
-	struct timeval tv = { .tv_sec = 60 };
-	socklen_t len = sizeof(sb);
+	int a = mk_bound(PORT(0)), sb;
+	struct sndbuf_raise r = { .fd = a, .val = 4 * 65536 };
 	pthread_t t;
 	uint8_t *buf;
-	double t0;
+	double secs;
 	ssize_t n;
 
 	ASSERT_LE(0, a);
-	ASSERT_EQ(0, setsockopt(a, SOL_SOCKET, SO_SNDBUF, &val, sizeof(val)));
-	ASSERT_EQ(0, getsockopt(a, SOL_SOCKET, SO_SNDBUF, &sb, &len));
-	ASSERT_EQ(0, setsockopt(a, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)));
-	buf = calloc(1, sb);
-	ASSERT_EQ(sb, send_to(a, buf, sb, DEAD_PORT, 0));
-	r.fd = a;
+	buf = fill_to_dead_peer(_metadata, a, &sb);
 	ASSERT_EQ(0, pthread_create(&t, NULL, raise_sndbuf_later, &r));
-	t0 = now();
-	n = send_to(a, buf, sb, DEAD_PORT, 0);	/* blocks until the raise */
-	TH_LOG("blocked send returned %zd (%s) after %.2f s", n,
-	       n < 0 ? strerror(errno) : "ok", now() - t0);
+	n = blocked_send(_metadata, a, buf, sb, &secs);
 	pthread_join(t, NULL);
 	ASSERT_EQ(a, r.fd) TH_LOG("raising SO_SNDBUF failed");
 	EXPECT_EQ(sb, n);
