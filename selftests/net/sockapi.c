@@ -1816,22 +1816,61 @@ TEST(reserve_mem_while_receiving)
 	free(seen);
 }
 
-/* A cgroup program that refuses everything (r0 = 0; exit). */
-static int bpf_refuse_all(enum bpf_prog_type type, enum bpf_attach_type at)
+static int bpf_load(enum bpf_prog_type type, enum bpf_attach_type at,
+		    const struct bpf_insn *insns, unsigned int n)
 {
-	struct bpf_insn insns[] = {
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
-		{ .code = BPF_JMP | BPF_EXIT },
-	};
 	union bpf_attr attr = {
 		.prog_type = type,
 		.expected_attach_type = at,
 		.insns = (uintptr_t)insns,
-		.insn_cnt = 2,
+		.insn_cnt = n,
 		.license = (uintptr_t)"GPL",
 	};
 
 	return syscall(__NR_bpf, BPF_PROG_LOAD, &attr, sizeof(attr));
+}
+
+/* A cgroup program that refuses everything (r0 = 0; exit). */
+static int bpf_refuse_all(enum bpf_prog_type type, enum bpf_attach_type at)
+{
+	static const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+
+	return bpf_load(type, at, insns, 2);
+}
+
+/* A bind4 program that binds to MPDT port @port instead of the one asked
+ * (r2 = htons(port); ctx->user_port = r2; r0 = 1; exit: the verifier
+ * takes no immediate store into the context).
+ */
+static int bpf_bind_to(int port)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_2,
+		  .imm = htons(port) },
+		{ .code = BPF_STX | BPF_MEM | BPF_W, .dst_reg = BPF_REG_1,
+		  .src_reg = BPF_REG_2,
+		  .off = offsetof(struct bpf_sock_addr, user_port) },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0,
+		  .imm = 1 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+
+	return bpf_load(BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_INET4_BIND,
+			insns, 4);
+}
+
+/* The MPDT port @fd is bound to, or -1. */
+static int bound_port(int fd)
+{
+	struct sockaddr_in addr;
+	socklen_t len = sizeof(addr);
+
+	if (getsockname(fd, (struct sockaddr *)&addr, &len))
+		return -1;
+	return ntohs(addr.sin_port);
 }
 
 /* BPF_PROG_ATTACH or BPF_PROG_DETACH @prog at @at of the cgroup @cg. */
@@ -1889,13 +1928,12 @@ static void refused_until_detached(struct __test_metadata *_metadata,
 /* cgroup BPF programs hold MPDT to what they hold UDP to (systemd's
  * IPAddressDeny= and SocketBindDeny=, for two): egress programs judge its
  * DATA, ingress programs every packet a socket of the cgroup receives,
- * bind programs its bind().
+ * bind programs its bind(), whose address they may refuse or rewrite.
  */
 TEST(cgroup_bpf_programs_apply)
 {
 	static const char name[] = "mpdt_sockapi_bpf";
-	struct sockaddr_in addr;
-	int cg, a, b, c;
+	int cg, a, b, c, prog;
 
 	ASSERT_EQ(0, own_netns()) TH_LOG("own netns: %s", strerror(errno));
 	if (!cgroup_enter(name, false))
@@ -1915,19 +1953,31 @@ TEST(cgroup_bpf_programs_apply)
 	refused_until_detached(_metadata, cg, BPF_CGROUP_INET_INGRESS,
 			       "drop_filtered", 1, a, b, PORT(1));
 
-	c = bpf_refuse_all(BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_INET4_BIND);
-	ASSERT_LE(0, c) TH_LOG("BPF_PROG_LOAD: %s", strerror(errno));
-	ASSERT_EQ(0, bpf_cgroup(BPF_PROG_ATTACH, cg, c, BPF_CGROUP_INET4_BIND));
+	/* Bind programs refuse an address, or rewrite it. */
+	prog = bpf_refuse_all(BPF_PROG_TYPE_CGROUP_SOCK_ADDR,
+			      BPF_CGROUP_INET4_BIND);
+	ASSERT_LE(0, prog) TH_LOG("BPF_PROG_LOAD: %s", strerror(errno));
+	ASSERT_EQ(0, bpf_cgroup(BPF_PROG_ATTACH, cg, prog,
+				BPF_CGROUP_INET4_BIND));
 	EXPECT_EQ(-1, mk_bound(PORT(2)));
 	EXPECT_EQ(EPERM, errno);
-	ASSERT_EQ(0, bpf_cgroup(BPF_PROG_DETACH, cg, c, BPF_CGROUP_INET4_BIND));
+	ASSERT_EQ(0, bpf_cgroup(BPF_PROG_DETACH, cg, prog,
+				BPF_CGROUP_INET4_BIND));
+	close(prog);
+	prog = bpf_bind_to(PORT(3));
+	ASSERT_LE(0, prog) TH_LOG("BPF_PROG_LOAD: %s", strerror(errno));
+	ASSERT_EQ(0, bpf_cgroup(BPF_PROG_ATTACH, cg, prog,
+				BPF_CGROUP_INET4_BIND));
+	c = mk_bound(PORT(2));
+	EXPECT_LE(0, c);
+	EXPECT_EQ(PORT(3), bound_port(c));
+	ASSERT_EQ(0, bpf_cgroup(BPF_PROG_DETACH, cg, prog,
+				BPF_CGROUP_INET4_BIND));
+	close(prog);
 	close(c);
 	c = mk_bound(PORT(2));
 	EXPECT_LE(0, c);
-	addr = lo(0);
-	EXPECT_EQ(0, getsockname(c, (struct sockaddr *)&addr,
-				 &(socklen_t){ sizeof(addr) }));
-	EXPECT_EQ(PORT(2), ntohs(addr.sin_port));
+	EXPECT_EQ(PORT(2), bound_port(c));
 	close(c);
 	close(a);
 	close(b);
