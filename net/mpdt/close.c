@@ -115,8 +115,8 @@ static bool drain_enter(struct mpdt_sock *msk, u64 now)
 
 /* Under msk->lock: time-wait for @wait_ns.  Everything but the bitmaps
  * goes; the connections' timers stop (one already running finds nothing
- * to do, so the end of the time-wait, a timer tick later at least, frees
- * them without waiting for one).
+ * to do, and the end of the time-wait waits for it outside the lock:
+ * mpdt_close_finish()).
  */
 static void tw_enter_locked(struct mpdt_sock *msk, u64 now, u64 wait_ns)
 {

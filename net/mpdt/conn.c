@@ -5,7 +5,8 @@
  * decision; this file keeps the table, the memory and the engine's
  * actions.  A connection lives until the socket is released, or until it
  * holds nothing and is collected (idle) or evicted (the table is full);
- * everything here runs under msk->lock.
+ * everything here runs under msk->lock, but the destruction of every
+ * connection of a socket that is closing (mpdt_conn_destroy_all()).
  */
 #include <net/ipv6.h>
 #include <linux/sched/mm.h>

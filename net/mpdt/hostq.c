@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The socket's share of this host's own queues, as TCP Small Queues.
- * Every DATA skb is charged to its socket's sk_wmem_alloc until it leaves
- * the host: a device frees it, netem orphans it as it delays it, loopback
- * as it takes it, and over a veth the receiving stack in ip_rcv().  The
- * engine asks before each burst whether the socket holds more than its
- * limit there (engine.c host_room()); a connection told no waits on the
- * socket's list, and the skb whose release brings the socket within the
- * limit starts the timer of every connection waiting, which sends again.
+ * Every DATA (and PROBE) skb is charged to its socket's sk_wmem_alloc
+ * until it leaves the host: a device frees it, netem orphans it as it
+ * delays it, loopback as it takes it, and over a veth the receiving stack
+ * in ip_rcv().  The engine asks before each burst whether the socket
+ * holds more than its limit there (engine.c host_room()); a connection
+ * told no waits on the socket's list, and the skb whose release brings the
+ * socket within the limit starts the timer of every connection waiting,
+ * which sends again.
  *
  * One socket may have many connections, each with its own limit (its
  * rate); the socket's is the largest of them, so that a new or slow
@@ -29,9 +30,10 @@ void mpdt_hostq_init(struct mpdt_sock *msk)
 	msk->inet.sk.sk_write_space = mpdt_write_space;
 }
 
-/* @skb, DATA of @c's, goes to the host's queues.  Control packets are not
- * charged: SACKs waiting in a full backlog would hold DATA back by bytes
- * no limit bounds (TCP leaves its pure ACKs out likewise).
+/* @skb, DATA or PROBE of @c's, goes to the host's queues, owned by the
+ * socket (its cgroup's egress programs judge it, output.c).  Feedback is
+ * not charged: SACKs waiting in a full backlog would hold DATA back by
+ * bytes no limit bounds (TCP leaves its pure ACKs out likewise).
  * skb_set_owner_w() would also stamp the socket's sk_txhash on it as an
  * L4 hash, which kernel multipath routing prefers to the ports, the
  * entropy: MPDT sockets have none (only TCP and a UDP connect() set one).

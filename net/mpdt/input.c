@@ -110,9 +110,10 @@ static enum skb_drop_reason drop(struct mpdt_net *mn, enum mpdt_stat why,
 
 /* The socket's filters judge every packet as they would a UDP socket's
  * (udp_queue_rcv_one_skb()): its cgroup's BPF ingress programs (systemd's
- * IPAddressDeny=, for one), SO_ATTACH_FILTER and the LSM.  The tunnel
- * socket's encap_rcv runs before UDP's own call, and for the tunnel.  A
- * packet cut short is refused: MPDT has no use for part of one.
+ * IPAddressDeny=, for one), SO_ATTACH_FILTER and the LSM; an skb from the
+ * memory reserves is refused too.  The tunnel socket's encap_rcv runs
+ * before UDP's own call, and for the tunnel.  A packet cut short is
+ * refused: MPDT has no use for part of one.
  */
 static bool filters_pass(struct mpdt_sock *msk, struct sk_buff *skb)
 {
@@ -156,7 +157,9 @@ static enum skb_drop_reason mpdt_rcv(struct mpdt_net *mn, struct sk_buff *skb)
 		mpdt_stat_inc(mn, MPDT_STAT_RX_CE);
 
 	msk = mpdt_port_lookup_rcu(mn, pkt.hdr.dst_port);
-	if (!msk)
+	/* An AF_INET socket cannot name an IPv6 peer: not for it. */
+	if (!msk || (msk->inet.sk.sk_family == AF_INET &&
+		     r.from.family == AF_INET6))
 		return drop(mn, MPDT_STAT_DROP_NO_SOCKET,
 			    SKB_DROP_REASON_NO_SOCKET);
 	if (!filters_pass(msk, skb))
@@ -164,9 +167,7 @@ static enum skb_drop_reason mpdt_rcv(struct mpdt_net *mn, struct sk_buff *skb)
 			    SKB_DROP_REASON_SOCKET_FILTER);
 	__skb_queue_head_init(&later);
 	spin_lock(&msk->lock);
-	/* An AF_INET socket cannot name an IPv6 peer: not for it. */
-	if (msk->closing || (msk->inet.sk.sk_family == AF_INET &&
-			     r.from.family == AF_INET6)) {
+	if (msk->closing) {
 		reason = drop(mn, MPDT_STAT_DROP_NO_SOCKET,
 			      SKB_DROP_REASON_NO_SOCKET);
 	} else {

@@ -110,11 +110,12 @@ struct mpdt_tx_args {
 #define MPDT_TX_ARGS(skb)	((struct mpdt_tx_args *)(skb)->cb)
 
 /* ECT(0) so the fabric marks congestion instead of dropping; the IPv6
- * flow label carries the entropy too.  DATA leaves as its MPDT socket's,
- * which owns it (hostq.c), as SCTP's leaves over UDP: ip_finish_output()
- * runs a cgroup's BPF egress programs only for the skb's owner, and a
- * program's drop is a loss.  Feedback, owned by nobody and carrying no
- * application data, leaves as the tunnel's.
+ * flow label carries the entropy too.  What the sending half sends (DATA,
+ * PROBE) leaves as its MPDT socket's, which owns it (hostq.c), as SCTP's
+ * leaves over UDP: ip_finish_output() runs a cgroup's BPF egress programs
+ * only for the skb's owner, and a program's drop is a loss.  Feedback
+ * (SACK, NACK), owned by nobody and answering what arrived, leaves as the
+ * tunnel's.
  */
 static void tunnel_send(struct socket *tunnel, struct sk_buff *skb,
 			struct dst_entry *dst, struct mpdt_tx_args *a)
@@ -543,6 +544,8 @@ void mpdt_xmit(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
 	}
 	mpdt_xmit_flush(e);
 	skb = pkt_alloc(&h, tm);
-	xmit(c, payload ? mpdt_hostq_charge(c, skb) : skb, pkt->hdr.ev,
-	     mpdt_pkt_is_feedback(pkt));
+	if (mpdt_pkt_is_feedback(pkt))
+		xmit(c, skb, pkt->hdr.ev, true);
+	else
+		xmit(c, mpdt_hostq_charge(c, skb), pkt->hdr.ev, false);
 }

@@ -37,7 +37,8 @@
 
 #define MPDT_PORT_HASH_BITS	8
 #define MPDT_CONN_HASH_BITS	8
-#define MPDT_RXMSG_HASH_BITS	6	/* MPDT_ENG_RX_PARTIAL_MAX / 8 */
+/* 64 buckets: chains of 8 at MPDT_ENG_RX_PARTIAL_MAX (rx.c). */
+#define MPDT_RXMSG_HASH_BITS	6
 #define MPDT_MAX_CONNS		4096	/* per socket: bounds spoofed state */
 /* ... and per peer address: one host cannot fill the table. */
 #define MPDT_MAX_HOST_CONNS	(MPDT_MAX_CONNS / 8)

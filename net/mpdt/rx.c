@@ -23,6 +23,7 @@ static struct mpdt_rxmsg *rxmsg_of(struct mpdt_reasm *ra)
  */
 static u32 rxmsg_hash(const struct mpdt_conn *c, u32 id)
 {
+	BUILD_BUG_ON((1 << MPDT_RXMSG_HASH_BITS) != MPDT_ENG_RX_PARTIAL_MAX / 8);
 	return siphash_1u32(id, &c->msk->conn_key);
 }
 

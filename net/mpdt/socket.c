@@ -114,11 +114,12 @@ void mpdt_sock_wake_writers(struct mpdt_sock *msk)
  * them judge any other (systemd's SocketBindDeny=, for one); they may
  * refuse the address or rewrite it.  No connect or sendmsg programs run:
  * the kernel runs those only for protocols with a pre_connect, and their
- * bpf_bind() binds through inet's port table, which MPDT has not.
+ * bpf_bind() binds through inet's port table, which MPDT has not.  Nor do
+ * post-bind programs, which read the port from that table (inet_num).
  */
 static int bind_progs(struct sock *sk, struct sockaddr *uaddr)
 {
-	u32 flags = 0;
+	u32 flags __maybe_unused = 0;	/* CAP_NET_BIND_SERVICE: no meaning */
 
 	/* Each type its own static key: no variable index. */
 	if (sk->sk_family == AF_INET6)
@@ -143,6 +144,9 @@ static int mpdt_bind(struct socket *sock, struct sockaddr *uaddr, int len)
 	err = bind_progs(sock->sk, uaddr);
 	if (err)
 		return err;
+	/* Again, as they may have rewritten it: no error, as they change
+	 * neither the family nor the length.
+	 */
 	mpdt_addr_from_user(sock->sk, uaddr, len, &a);
 	if (!mpdt_addr_is_local(net, &a))
 		return -EADDRNOTAVAIL;

@@ -737,14 +737,37 @@ TEST(dead_peer_wakes_blocked_send_with_etimedout)
 struct sndbuf_raise {
 	int fd;
 	int val;
+	pid_t sender;		/* the thread that blocks in send() */
 };
 
-static void *raise_sndbuf_later(void *arg)
+/* Whether thread @tid of this process sleeps (state S). */
+static bool sleeping(pid_t tid)
+{
+	char path[64], stat[256], *end;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	end = fgets(stat, sizeof(stat), f) ? strrchr(stat, ')') : NULL;
+	fclose(f);
+	return end && end[1] == ' ' && end[2] == 'S';
+}
+
+/* Once the sender sleeps in send(), SO_SNDBUFFORCE (wmem_max does not
+ * cap it) makes room for its message.
+ */
+static void *raise_sndbuf_once_blocked(void *arg)
 {
 	struct sndbuf_raise *r = arg;
+	double end = now() + 20;
 
-	usleep(200 * 1000);
-	if (setsockopt(r->fd, SOL_SOCKET, SO_SNDBUF, &r->val, sizeof(r->val)))
+	while (!sleeping(r->sender) && now() < end)
+		usleep(1000);
+	usleep(50 * 1000);
+	if (setsockopt(r->fd, SOL_SOCKET, SO_SNDBUFFORCE, &r->val,
+		       sizeof(r->val)))
 		r->fd = -1;
 	return NULL;
 }
@@ -755,7 +778,9 @@ static void *raise_sndbuf_later(void *arg)
 TEST(raising_sndbuf_wakes_blocked_send)
 {
 	int a = mk_bound(PORT(0)), sb;
-	struct sndbuf_raise r = { .fd = a, .val = 4 * 65536 };
+	struct sndbuf_raise r = {
+		.fd = a, .val = 4 * 65536, .sender = syscall(SYS_gettid),
+	};
 	pthread_t t;
 	uint8_t *buf;
 	double secs;
@@ -763,7 +788,7 @@ TEST(raising_sndbuf_wakes_blocked_send)
 
 	ASSERT_LE(0, a);
 	buf = fill_to_dead_peer(_metadata, a, &sb);
-	ASSERT_EQ(0, pthread_create(&t, NULL, raise_sndbuf_later, &r));
+	ASSERT_EQ(0, pthread_create(&t, NULL, raise_sndbuf_once_blocked, &r));
 	n = blocked_send(_metadata, a, buf, sb, &secs);
 	pthread_join(t, NULL);
 	ASSERT_EQ(a, r.fd) TH_LOG("raising SO_SNDBUF failed");
@@ -1668,6 +1693,8 @@ static bool cgroup_enter(const char *name, bool memory)
 			close(fd);
 	}
 	snprintf(path, sizeof(path), "/sys/fs/cgroup/%s", name);
+	/* One a failed run left behind goes, with what is attached to it. */
+	rmdir(path);
 	if (!ok || (mkdir(path, 0755) && errno != EEXIST))
 		return false;
 	snprintf(path, sizeof(path), "/sys/fs/cgroup/%s/cgroup.procs", name);
