@@ -243,6 +243,24 @@ static struct rtable *route_v4(struct mpdt_conn *c, struct flowi4 *fl4)
 	return rt;
 }
 
+/* The socket's say in its routes, as a UDP socket's: SO_BINDTODEVICE,
+ * SO_MARK and its owner's uid.  The mark goes on every packet too, so
+ * that a netfilter rule that reroutes it (ip_route_me_harder()) looks up
+ * what we looked up.  A new device or mark resets the cached route.
+ */
+static void route_key(struct mpdt_conn *c, struct sk_buff *skb, int *oif)
+{
+	const struct sock *sk = &c->msk->inet.sk;
+
+	*oif = READ_ONCE(sk->sk_bound_dev_if);
+	skb->mark = READ_ONCE(sk->sk_mark);
+	if (*oif == c->rt_oif && skb->mark == c->rt_mark)
+		return;
+	dst_cache_reset(&c->dst_cache);
+	c->rt_oif = *oif;
+	c->rt_mark = skb->mark;
+}
+
 static void xmit_v4(struct mpdt_conn *c, struct sk_buff *skb,
 		    struct socket *tunnel, u16 ev, bool feedback)
 {
@@ -256,11 +274,14 @@ static void xmit_v4(struct mpdt_conn *c, struct sk_buff *skb,
 		.daddr		= c->peer.v4,
 		.saddr		= local->family == AF_INET ? local->v4 : 0,
 		.flowi4_proto	= IPPROTO_UDP,
+		.flowi4_uid	= sock_net_uid(mn->net, &c->msk->inet.sk),
 		.fl4_sport	= a.sport,
 		.fl4_dport	= a.dport,
 	};
 	struct rtable *rt;
 
+	route_key(c, skb, &fl4.flowi4_oif);
+	fl4.flowi4_mark = skb->mark;
 	rt = route_v4(c, &fl4);
 	if (IS_ERR(rt)) {
 		tx_drop(mn, skb);
@@ -351,6 +372,7 @@ static void xmit_v6(struct mpdt_conn *c, struct sk_buff *skb,
 	struct flowi6 fl6 = {
 		.daddr		= c->peer.v6,
 		.flowi6_proto	= IPPROTO_UDP,
+		.flowi6_uid	= sock_net_uid(mn->net, &c->msk->inet.sk),
 		.flowlabel	= a.label,
 		.fl6_sport	= a.sport,
 		.fl6_dport	= a.dport,
@@ -360,6 +382,8 @@ static void xmit_v6(struct mpdt_conn *c, struct sk_buff *skb,
 
 	if (local->family == AF_INET6)
 		fl6.saddr = local->v6;
+	route_key(c, skb, &fl6.flowi6_oif);
+	fl6.flowi6_mark = skb->mark;
 	dst = route_v6(c, tunnel, &fl6);
 	if (IS_ERR(dst)) {
 		tx_drop(mn, skb);

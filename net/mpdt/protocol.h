@@ -205,6 +205,8 @@ struct mpdt_conn {
 	struct hrtimer timer;		/* the engine's timer */
 	struct list_head tx_wait;	/* msk->tx_waiting, hostq.c */
 	struct dst_cache dst_cache;	/* the route to the peer, output.c */
+	int rt_oif;			/* ... for this SO_BINDTODEVICE */
+	u32 rt_mark;			/* ... and this SO_MARK */
 	struct mpdt_burst burst;	/* empty between the engine's calls */
 	u32 rx_reserved;		/* bytes its partial messages hold */
 	DECLARE_HASHTABLE(rx_msgs, MPDT_RXMSG_HASH_BITS);

@@ -2012,4 +2012,44 @@ TEST(cgroup_bpf_programs_apply)
 	cgroup_leave(name);
 }
 
+/* SO_MARK takes part in the socket's route lookups, as for UDP.  Marked
+ * packets meet a rule that prohibits them: a message sent once the mark
+ * is set is not delivered (the connection's cached route, looked up
+ * without a mark, is not used), and once the mark is cleared the
+ * sender's retransmissions deliver it.
+ */
+TEST(so_mark_selects_the_route)
+{
+	int a, b, mark = 7, zero = 0;
+	long long err0;
+	char buf[16];
+
+	ASSERT_EQ(0, own_netns()) TH_LOG("own netns: %s", strerror(errno));
+	/* The local table after the mark's rule, which would find it first. */
+	ASSERT_EQ(0, run(NULL, 0, "ip", "rule", "add", "pref", "10", "fwmark",
+			 "7", "prohibit", NULL));
+	ASSERT_EQ(0, run(NULL, 0, "ip", "rule", "add", "pref", "100", "lookup",
+			 "local", NULL));
+	ASSERT_EQ(0, run(NULL, 0, "ip", "rule", "del", "pref", "0", NULL));
+	a = mk_bound(PORT(0));
+	b = mk_bound(PORT(1));
+	ASSERT_LE(0, a);
+	ASSERT_LE(0, b);
+	set_rcvtimeo(b, 20000);
+	ASSERT_EQ(3, send_to(a, "one", 3, PORT(1), 0));
+	ASSERT_EQ(3, recv(b, buf, sizeof(buf), 0));
+
+	ASSERT_EQ(0, setsockopt(a, SOL_SOCKET, SO_MARK, &mark, sizeof(mark)));
+	err0 = netns_stat("tx_err");
+	ASSERT_EQ(3, send_to(a, "two", 3, PORT(1), 0));
+	ASSERT_EQ(0, wait_stat_above("tx_err", err0, 20000))
+		TH_LOG("no route refused for the marked packets");
+	EXPECT_EQ(-1, recv(b, buf, sizeof(buf), MSG_DONTWAIT));
+	EXPECT_EQ(EAGAIN, errno);
+	ASSERT_EQ(0, setsockopt(a, SOL_SOCKET, SO_MARK, &zero, sizeof(zero)));
+	EXPECT_EQ(3, recv(b, buf, sizeof(buf), 0));
+	close(a);
+	close(b);
+}
+
 TEST_HARNESS_MAIN
