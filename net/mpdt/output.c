@@ -245,8 +245,11 @@ static struct rtable *route_v4(struct mpdt_conn *c, struct flowi4 *fl4)
 
 /* The socket's say in its routes, as a UDP socket's: SO_BINDTODEVICE,
  * SO_MARK and its owner's uid.  The mark goes on every packet too, so
- * that a netfilter rule that reroutes it (ip_route_me_harder()) looks up
- * what we looked up.  A new device or mark resets the cached route.
+ * that a netfilter rule that reroutes DATA or a PROBE (ip_route_me_harder(),
+ * with their owner, the socket) looks up what we looked up; feedback,
+ * which leaves as the tunnel's, would be rerouted without the device and
+ * uid.  A new device or mark resets the cached route, but a connection
+ * keeps the source address its first route chose.
  */
 static void route_key(struct mpdt_conn *c, struct sk_buff *skb, int *oif)
 {
@@ -338,8 +341,7 @@ static bool rules_per_entropy_v6(const struct net *net)
 /* The hash policy only matters on a multipath route (@dst, just looked
  * up), so the cache is checked after the lookup it may save.
  */
-static struct dst_entry *route_v6(struct mpdt_conn *c, struct socket *tunnel,
-				  struct flowi6 *fl6)
+static struct dst_entry *route_v6(struct mpdt_conn *c, struct flowi6 *fl6)
 {
 	struct net *net = c->msk->mn->net;
 	bool per_entropy = rules_per_entropy_v6(net);
@@ -350,7 +352,11 @@ static struct dst_entry *route_v6(struct mpdt_conn *c, struct socket *tunnel,
 		if (dst)
 			return dst;
 	}
-	dst = ipv6_stub->ipv6_dst_lookup_flow(net, tunnel->sk, fl6, NULL);
+	/* The MPDT socket (AF_INET6: only it names IPv6 peers), whose bound
+	 * device makes the lookup keep to that device, as for UDP.
+	 */
+	dst = ipv6_stub->ipv6_dst_lookup_flow(net, &c->msk->inet.sk, fl6,
+					      NULL);
 	if (IS_ERR(dst) || per_entropy ||
 	    (mp_hash_per_entropy_v6(net) && rt6_is_multipath(dst)))
 		return dst;
@@ -384,7 +390,7 @@ static void xmit_v6(struct mpdt_conn *c, struct sk_buff *skb,
 		fl6.saddr = local->v6;
 	route_key(c, skb, &fl6.flowi6_oif);
 	fl6.flowi6_mark = skb->mark;
-	dst = route_v6(c, tunnel, &fl6);
+	dst = route_v6(c, &fl6);
 	if (IS_ERR(dst)) {
 		tx_drop(mn, skb);
 		return;

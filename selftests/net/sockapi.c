@@ -738,6 +738,7 @@ struct sndbuf_raise {
 	int fd;
 	int val;
 	pid_t sender;		/* the thread that blocks in send() */
+	double raised;		/* when, by now() */
 };
 
 /* Whether thread @tid of this process sleeps (state S). */
@@ -766,6 +767,7 @@ static void *raise_sndbuf_once_blocked(void *arg)
 	while (!sleeping(r->sender) && now() < end)
 		usleep(1000);
 	usleep(50 * 1000);
+	r->raised = now();
 	if (setsockopt(r->fd, SOL_SOCKET, SO_SNDBUFFORCE, &r->val,
 		       sizeof(r->val)))
 		r->fd = -1;
@@ -781,18 +783,20 @@ TEST(raising_sndbuf_wakes_blocked_send)
 	struct sndbuf_raise r = {
 		.fd = a, .val = 4 * 65536, .sender = syscall(SYS_gettid),
 	};
+	double secs, done;
 	pthread_t t;
 	uint8_t *buf;
-	double secs;
 	ssize_t n;
 
 	ASSERT_LE(0, a);
 	buf = fill_to_dead_peer(_metadata, a, &sb);
 	ASSERT_EQ(0, pthread_create(&t, NULL, raise_sndbuf_once_blocked, &r));
 	n = blocked_send(_metadata, a, buf, sb, &secs);
+	done = now();
 	pthread_join(t, NULL);
 	ASSERT_EQ(a, r.fd) TH_LOG("raising SO_SNDBUF failed");
 	EXPECT_EQ(sb, n);
+	EXPECT_LE(r.raised, done) TH_LOG("send() did not wait for the room");
 	free(buf);
 }
 
@@ -2050,6 +2054,52 @@ TEST(so_mark_selects_the_route)
 	EXPECT_EQ(3, recv(b, buf, sizeof(buf), 0));
 	close(a);
 	close(b);
+}
+
+/* SO_BINDTODEVICE keeps an IPv6 socket's routes to its device even when
+ * its source address is set (where a lookup without the socket takes the
+ * device only as a preference): to a prefix routed via another device,
+ * nothing is sent (tx_err).
+ */
+TEST(so_bindtodevice_keeps_ipv6_to_the_device)
+{
+	struct sockaddr_in6 me = {
+		.sin6_family = AF_INET6, .sin6_port = htons(PORT(0)),
+	}, peer = {
+		.sin6_family = AF_INET6, .sin6_port = htons(PORT(1)),
+	};
+	static const char *const cmds[][12] = {
+		{ "ip", "link", "add", "mpdt-d1", "type", "dummy" },
+		{ "ip", "link", "add", "mpdt-d2", "type", "dummy" },
+		{ "ip", "link", "set", "mpdt-d1", "up" },
+		{ "ip", "link", "set", "mpdt-d2", "up" },
+		{ "ip", "addr", "add", "fd01::1/64", "dev", "mpdt-d1",
+		  "nodad" },
+		{ "ip", "route", "add", "fd02::/64", "dev", "mpdt-d2" },
+	};
+	long long err0;
+	unsigned int i;
+	int a;
+
+	ASSERT_EQ(0, own_netns()) TH_LOG("own netns: %s", strerror(errno));
+	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
+		ASSERT_EQ(0, run(NULL, 0, cmds[i][0], cmds[i][1], cmds[i][2],
+				 cmds[i][3], cmds[i][4], cmds[i][5], cmds[i][6],
+				 cmds[i][7], NULL));
+	}
+	inet_pton(AF_INET6, "fd01::1", &me.sin6_addr);
+	inet_pton(AF_INET6, "fd02::5", &peer.sin6_addr);
+	a = socket(AF_INET6, SOCK_DGRAM, IPPROTO_MPDT);
+	ASSERT_LE(0, a);
+	ASSERT_EQ(0, bind(a, (struct sockaddr *)&me, sizeof(me)));
+	ASSERT_EQ(0, setsockopt(a, SOL_SOCKET, SO_BINDTODEVICE, "mpdt-d1",
+				sizeof("mpdt-d1")));
+	err0 = netns_stat("tx_err");
+	ASSERT_EQ(3, sendto(a, "one", 3, 0, (struct sockaddr *)&peer,
+			    sizeof(peer)));
+	EXPECT_EQ(0, wait_stat_above("tx_err", err0, 20000))
+		TH_LOG("the packet left via the other device");
+	close(a);
 }
 
 TEST_HARNESS_MAIN

@@ -28,7 +28,7 @@ require_cmd tc
 MPDT_CLI=$(mpdt_cli_bin)
 export MPDT_CLI
 mpdt_load
-modprobe sch_netem 2>/dev/null || true
+modprobe -a sch_netem dummy 2>/dev/null || true
 netns_add "$NS_A"
 log "running $(basename "$SOCKAPI") in $NS_A"
 rc=0
