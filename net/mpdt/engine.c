@@ -954,7 +954,7 @@ bool mpdt_eng_rx_expire(struct mpdt_eng *e, u64 now)
 static bool rx_adopt_nonce(struct mpdt_eng *e, u32 nonce, u64 now)
 {
 	if (e->rx_active && nonce == e->rx_nonce) {
-		e->rx_heard_ns = now;
+		e->rx_heard_ns = max(e->rx_heard_ns, now);
 		return true;
 	}
 	if (e->rx_had_prev && nonce == e->rx_prev_nonce) {
@@ -1169,7 +1169,9 @@ static void on_packet_time_wait(struct mpdt_eng *e, const struct mpdt_pkt *pkt)
 /* Only a packet of an incarnation this end takes for the peer's says the
  * peer was heard: a spoofed one with a wrong nonce must neither keep an
  * incarnation the peer has forgotten (mpdt_eng_needs_start()) nor keep
- * the connection from being evicted or collected.
+ * the connection from being evicted or collected.  The glue may time a
+ * DATA or PROBE by a coarser clock, up to a tick behind the last SACK's
+ * (input.c): the times a peer was heard never move back.
  */
 bool mpdt_eng_on_packet(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
 			bool ce, const void *payload, u64 now)
@@ -1202,7 +1204,7 @@ bool mpdt_eng_on_packet(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
 		break;
 	}
 	if (heard)
-		e->heard_ns = now;
+		e->heard_ns = max(e->heard_ns, now);
 	return heard;
 }
 

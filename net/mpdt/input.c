@@ -66,6 +66,22 @@ static bool to_this_host(const struct sk_buff *skb)
 	       !(rt && (rt->rt_flags & (RTCF_BROADCAST | RTCF_MULTICAST)));
 }
 
+/* The engine times a DATA or PROBE only against the quiet and reassembly
+ * times (mpdt_eng_quiet_ns(): 2 s by default): the time of the last tick,
+ * at most one behind, serves them without reading the clocksource for
+ * every packet (a burst arrives here cut into its packets; TCP reads the
+ * clock once per GSO skb).  SACKs and NACKs time RTTs and timers, and so
+ * read it; so does every packet when a quiet time as short as a few
+ * ticks was configured.
+ */
+static u64 rcv_clock(const struct mpdt_net *mn, u8 type)
+{
+	if ((type == MPDT_T_DATA || type == MPDT_T_PROBE) &&
+	    mpdt_eng_quiet_ns(&mn->params) >= MPDT_COARSE_QUIET_MIN_NS)
+		return ktime_get_coarse_ns();
+	return mpdt_now();
+}
+
 static void dispatch(struct mpdt_sock *msk, const struct mpdt_pkt *pkt,
 		     struct sk_buff *skb, struct mpdt_rcv *r)
 {
@@ -97,7 +113,8 @@ static void dispatch(struct mpdt_sock *msk, const struct mpdt_pkt *pkt,
 		 */
 		c->local = r->to;
 	}
-	if (mpdt_eng_on_packet(&c->eng, pkt, r->ce, &payload, mpdt_now()))
+	if (mpdt_eng_on_packet(&c->eng, pkt, r->ce, &payload,
+			       rcv_clock(mn, type)))
 		mpdt_conn_heard(c);
 }
 

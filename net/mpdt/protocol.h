@@ -44,6 +44,10 @@
 #define MPDT_MAX_HOST_CONNS	(MPDT_MAX_CONNS / 8)
 /* Idle connections holding nothing are collected after this long. */
 #define MPDT_CONN_IDLE_NS	(30ULL * NSEC_PER_SEC)
+/* A quiet time of at least this many ticks lets DATA and PROBEs be timed
+ * by the last tick's clock (input.c): an error of at most 1%.
+ */
+#define MPDT_COARSE_QUIET_MIN_NS	(100ULL * TICK_NSEC)
 #define MPDT_EPHEMERAL_LO	32768
 #define MPDT_EPHEMERAL_HI	60999
 

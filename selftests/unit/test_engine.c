@@ -2947,6 +2947,33 @@ TEST_F(rx, new_nonce_refused_while_old_is_live)
 	}
 }
 
+/* The glue may stamp a DATA or PROBE with the last tick's time, behind a
+ * SACK's stamped just before (input.c): the heard times keep the later.
+ */
+TEST_F(rx, heard_times_never_move_back)
+{
+	struct sim *s = self->s;
+	struct node *b = self->b;
+	u64 t1;
+
+	s->now += UNIT_SEC(1);
+	send_to_b(s, 7, 0, self->one[0], 0, 0);
+	t1 = s->now;
+	s->now = t1 - UNIT_US(4000);
+	send_to_b(s, 7, 1, self->one[1], 0, 0);
+	probe_b(s, 7);
+	EXPECT_EQ(2, self->one[0]->delivered + self->one[1]->delivered);
+	EXPECT_EQ(t1, b->eng.heard_ns);
+	EXPECT_EQ(t1, b->eng.rx_heard_ns);
+	s->now = t1 + 1;
+	send_to_b(s, 7, 2, self->one[2], 0, 0);
+	EXPECT_EQ(t1 + 1, b->eng.heard_ns);
+	EXPECT_EQ(t1 + 1, b->eng.rx_heard_ns);
+	EXPECT_EQ(0, s->nerr) {
+		TH_LOG("%s", s->err);
+	}
+}
+
 /* Partial messages outlive a silent incarnation for the reassembly
  * timeout: (max_retries + 2) rto_max, at least 10 s.  Then they go, all
  * counted in one RX_MSG_EXPIRED, and the incarnation is retired: its
