@@ -20,11 +20,14 @@
 
 #include "protocol.h"
 
-/* What the outer headers said about the packet. */
+/* What the outer headers said about the skb, and what its packets share. */
 struct mpdt_rcv {
 	struct mpdt_addr from;
 	struct mpdt_addr to;
 	bool ce;
+	bool burst;			/* several packets: held by clones */
+	u32 share;			/* what holding one payload costs */
+	struct sk_buff *skb;
 };
 
 static bool outer_headers(const struct sk_buff *skb, struct mpdt_rcv *r)
@@ -54,16 +57,16 @@ static bool outer_headers(const struct sk_buff *skb, struct mpdt_rcv *r)
  */
 static bool to_this_host(const struct sk_buff *skb)
 {
-	const struct rtable *rt;
-
-	if (skb->pkt_type != PACKET_HOST)
+	/* No device: it went while the packet was on its way up. */
+	if (!skb->dev || skb->pkt_type != PACKET_HOST)
 		return false;
 	if (skb->protocol == htons(ETH_P_IPV6))
 		return !ipv6_addr_is_multicast(&ipv6_hdr(skb)->daddr);
-	rt = skb_rtable(skb);
-	return !ipv4_is_multicast(ip_hdr(skb)->daddr) &&
-	       !ipv4_is_lbcast(ip_hdr(skb)->daddr) &&
-	       !(rt && (rt->rt_flags & (RTCF_BROADCAST | RTCF_MULTICAST)));
+	/* UDP dropped the route; the tunnel socket's IP_PKTINFO (netns.c)
+	 * names the packet's own destination only for a local unicast
+	 * address (fib_compute_spec_dst()).
+	 */
+	return PKTINFO_SKB_CB(skb)->ipi_spec_dst.s_addr == ip_hdr(skb)->daddr;
 }
 
 /* The engine times a DATA or PROBE only against the quiet and reassembly
@@ -83,11 +86,13 @@ static u64 rcv_clock(const struct mpdt_net *mn, u8 type)
 }
 
 static void dispatch(struct mpdt_sock *msk, const struct mpdt_pkt *pkt,
-		     struct sk_buff *skb, struct mpdt_rcv *r)
+		     struct mpdt_rcv *r, u32 off)
 {
 	struct mpdt_rx_payload payload = {
-		.skb = skb,
-		.off = sizeof(struct udphdr) + pkt->payload_off,
+		.skb = r->skb,
+		.off = sizeof(struct udphdr) + off + pkt->payload_off,
+		.truesize = r->share,
+		.clone = r->burst,
 	};
 	struct mpdt_net *mn = msk->mn;
 	u8 type = pkt->hdr.type;
@@ -118,19 +123,21 @@ static void dispatch(struct mpdt_sock *msk, const struct mpdt_pkt *pkt,
 		mpdt_conn_heard(c);
 }
 
+/* Whole-skb drops count every packet the skb carried. */
 static enum skb_drop_reason drop(struct mpdt_net *mn, enum mpdt_stat why,
-				 enum skb_drop_reason reason)
+				 u32 pkts, enum skb_drop_reason reason)
 {
-	mpdt_stat_inc(mn, why);
+	mpdt_stat_add(mn, why, pkts);
 	return reason;
 }
 
-/* The socket's filters judge every packet as they would a UDP socket's
- * (udp_queue_rcv_one_skb()): its cgroup's BPF ingress programs (systemd's
+/* The socket's filters judge every skb as they would a UDP socket's
+ * (udp_queue_rcv_one_skb()), a burst as one, as for a UDP socket that
+ * takes GSO skbs: its cgroup's BPF ingress programs (systemd's
  * IPAddressDeny=, for one), SO_ATTACH_FILTER and the LSM; an skb from the
- * memory reserves is refused too.  The tunnel socket's encap_rcv runs
- * before UDP's own call, and for the tunnel.  A packet cut short is
- * refused: MPDT has no use for part of one.
+ * memory reserves is refused too.  UDP ran the tunnel socket's before it
+ * queued the skb.  A packet cut short is refused: MPDT has no use for
+ * part of one.
  */
 static bool filters_pass(struct mpdt_sock *msk, struct sk_buff *skb)
 {
@@ -140,33 +147,108 @@ static bool filters_pass(struct mpdt_sock *msk, struct sk_buff *skb)
 				   sizeof(struct udphdr)) && skb->len == len;
 }
 
+/* The packets an skb carries.  A UDP GSO skb, a burst from a peer on this
+ * host (over a veth, from a container), is taken whole, not cut into an
+ * skb per packet (design.rst section 5): its packets are @size bytes each
+ * from the start of the UDP payload, the last one shorter, as the
+ * sender's GSO cuts them (output.c).  0 for a GSO skb no MPDT sender
+ * makes.
+ */
+static u32 rcv_packets(const struct sk_buff *skb, u32 len, u32 *size)
+{
+	const struct skb_shared_info *sh = skb_shinfo(skb);
+	u32 n;
+
+	*size = len;
+	if (!skb_is_gso(skb))
+		return 1;
+	*size = sh->gso_size;
+	if ((sh->gso_type & ~SKB_GSO_DODGY) != SKB_GSO_UDP_L4 || !*size)
+		return 0;
+	n = DIV_ROUND_UP(len, *size);
+	return n <= UDP_MAX_SEGMENTS ? n : 0;
+}
+
+/* The MPDT packet of @len bytes at @off in the UDP payload. */
+static enum mpdt_wire_err decode_at(const struct sk_buff *skb, u32 off,
+				    u32 len, struct mpdt_pkt *pkt)
+{
+	u8 hdr[MPDT_MAX_HLEN];
+
+	if (skb_copy_bits(skb, sizeof(struct udphdr) + off, hdr,
+			  min_t(u32, len, sizeof(hdr))))
+		return MPDT_WIRE_SHORT;
+	return mpdt_wire_decode(hdr, len, pkt);
+}
+
+/* The burst's later packets go to the socket the first one named. */
+static void rcv_rest(struct mpdt_sock *msk, struct mpdt_rcv *r, u16 port,
+		     u32 len, u32 size, u32 n)
+{
+	struct mpdt_net *mn = msk->mn;
+	enum mpdt_wire_err err;
+	struct mpdt_pkt pkt;
+	u32 i, off;
+
+	for (i = 1; i < n; i++) {
+		off = i * size;
+		err = decode_at(r->skb, off, min(size, len - off), &pkt);
+		if (err) {
+			mpdt_stat_inc(mn, mpdt_stat_for_wire_err(err));
+			continue;
+		}
+		if (pkt.hdr.dst_port != port) {
+			mpdt_stat_inc(mn, MPDT_STAT_DROP_NO_SOCKET);
+			continue;
+		}
+		if (r->ce)
+			mpdt_stat_inc(mn, MPDT_STAT_RX_CE);
+		dispatch(msk, &pkt, r, off);
+	}
+}
+
+/* What keeping one packet's payload costs: the skb, or for a burst its
+ * share of the skb and the clone that keeps it (rx.c).
+ */
+static u32 rcv_share(const struct sk_buff *skb, u32 n)
+{
+	if (n == 1)
+		return skb->truesize;
+	return DIV_ROUND_UP(skb->truesize, n) +
+	       SKB_DATA_ALIGN(sizeof(struct sk_buff));
+}
+
 static enum skb_drop_reason mpdt_rcv(struct mpdt_net *mn, struct sk_buff *skb)
 {
-	u32 len = skb->len - sizeof(struct udphdr);
-	u8 hdr[MPDT_MAX_HLEN];
+	u32 len = skb->len - sizeof(struct udphdr), size = 0, n;
+	enum skb_drop_reason reason = SKB_NOT_DROPPED_YET;
+	struct mpdt_rcv r = { .skb = skb };
 	enum mpdt_wire_err err;
 	struct mpdt_sock *msk;
-	enum skb_drop_reason reason = SKB_NOT_DROPPED_YET;
-	struct mpdt_rcv r = {};
 	struct sk_buff_head later;
 	struct mpdt_pkt pkt;
 
-	mpdt_stat_inc(mn, MPDT_STAT_RX_PKTS);
-	if (!outer_headers(skb, &r) || skb->len < sizeof(struct udphdr))
-		return drop(mn, MPDT_STAT_DROP_SHORT,
+	if (skb->len < sizeof(struct udphdr)) {
+		mpdt_stat_inc(mn, MPDT_STAT_RX_PKTS);
+		return drop(mn, MPDT_STAT_DROP_SHORT, 1,
+			    SKB_DROP_REASON_PKT_TOO_SMALL);
+	}
+	n = rcv_packets(skb, len, &size);
+	mpdt_stat_add(mn, MPDT_STAT_RX_PKTS, max(n, 1U));
+	if (!n)
+		return drop(mn, MPDT_STAT_DROP_BAD_LENGTH, 1,
+			    SKB_DROP_REASON_NOT_SPECIFIED);
+	if (!outer_headers(skb, &r))
+		return drop(mn, MPDT_STAT_DROP_SHORT, n,
 			    SKB_DROP_REASON_PKT_TOO_SMALL);
 	if (!to_this_host(skb))
-		return drop(mn, MPDT_STAT_DROP_NOT_HOST,
+		return drop(mn, MPDT_STAT_DROP_NOT_HOST, n,
 			    SKB_DROP_REASON_OTHERHOST);
-	/* Like tx_bytes: MPDT header and payload, not the UDP header. */
+	/* Like tx_bytes: MPDT headers and payloads, not the UDP header. */
 	mpdt_stat_add(mn, MPDT_STAT_RX_BYTES, len);
-	if (skb_copy_bits(skb, sizeof(struct udphdr), hdr,
-			  min_t(u32, len, sizeof(hdr))))
-		return drop(mn, MPDT_STAT_DROP_SHORT,
-			    SKB_DROP_REASON_PKT_TOO_SMALL);
-	err = mpdt_wire_decode(hdr, len, &pkt);
+	err = decode_at(skb, 0, min(size, len), &pkt);
 	if (err)
-		return drop(mn, mpdt_stat_for_wire_err(err),
+		return drop(mn, mpdt_stat_for_wire_err(err), n,
 			    err == MPDT_WIRE_SHORT ?
 			    SKB_DROP_REASON_PKT_TOO_SMALL :
 			    SKB_DROP_REASON_NOT_SPECIFIED);
@@ -177,19 +259,24 @@ static enum skb_drop_reason mpdt_rcv(struct mpdt_net *mn, struct sk_buff *skb)
 	/* An AF_INET socket cannot name an IPv6 peer: not for it. */
 	if (!msk || (msk->inet.sk.sk_family == AF_INET &&
 		     r.from.family == AF_INET6))
-		return drop(mn, MPDT_STAT_DROP_NO_SOCKET,
+		return drop(mn, MPDT_STAT_DROP_NO_SOCKET, n,
 			    SKB_DROP_REASON_NO_SOCKET);
 	if (!filters_pass(msk, skb))
-		return drop(mn, MPDT_STAT_DROP_FILTERED,
+		return drop(mn, MPDT_STAT_DROP_FILTERED, n,
 			    SKB_DROP_REASON_SOCKET_FILTER);
+	r.share = rcv_share(skb, n);
+	r.burst = n > 1;
+	if (r.burst)
+		mpdt_stat_inc(mn, MPDT_STAT_RX_GSO);
 	__skb_queue_head_init(&later);
 	spin_lock(&msk->lock);
 	if (msk->closing) {
-		reason = drop(mn, MPDT_STAT_DROP_NO_SOCKET,
+		reason = drop(mn, MPDT_STAT_DROP_NO_SOCKET, n,
 			      SKB_DROP_REASON_NO_SOCKET);
 	} else {
 		msk->tx_later = &later;
-		dispatch(msk, &pkt, skb, &r);
+		dispatch(msk, &pkt, &r, 0);
+		rcv_rest(msk, &r, pkt.hdr.dst_port, len, size, n);
 		msk->tx_later = NULL;
 	}
 	spin_unlock(&msk->lock);
@@ -197,17 +284,73 @@ static enum skb_drop_reason mpdt_rcv(struct mpdt_net *mn, struct sk_buff *skb)
 	return reason;
 }
 
-/* udp_tunnel encap_rcv: skb->data is at the UDP header, checksum done. */
-int mpdt_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
+/* The device the skb came in by: UDP reused skb->dev's room once it
+ * queued the skb (udp_set_dev_scratch()); the filters' programs read it.
+ */
+static struct net_device *rcv_dev(struct sock *sk, const struct sk_buff *skb)
+{
+	int iif = PKTINFO_SKB_CB(skb)->ipi_ifindex;
+
+#if IS_ENABLED(CONFIG_IPV6)
+	if (sk->sk_family == AF_INET6)
+		iif = IP6CB(skb)->iif;
+#endif
+	return dev_get_by_index_rcu(sock_net(sk), iif);
+}
+
+/* UDP leaves the checksum to the reader; it counts a bad one as its own
+ * readers' (Udp InCsumErrors).
+ */
+static bool csum_ok(struct sock *sk, struct sk_buff *skb)
+{
+	if (udp_skb_csum_unnecessary(skb) || !__udp_lib_checksum_complete(skb))
+		return true;
+	atomic_inc(&sk->sk_drops);
+#if IS_ENABLED(CONFIG_IPV6)
+	if (sk->sk_family == AF_INET6) {
+		__UDP6_INC_STATS(sock_net(sk), UDP_MIB_CSUMERRORS, 0);
+		__UDP6_INC_STATS(sock_net(sk), UDP_MIB_INERRORS, 0);
+		return false;
+	}
+#endif
+	__UDP_INC_STATS(sock_net(sk), UDP_MIB_CSUMERRORS, 0);
+	__UDP_INC_STATS(sock_net(sk), UDP_MIB_INERRORS, 0);
+	return false;
+}
+
+/* One datagram off the tunnel socket, at its UDP payload. */
+static void tunnel_rcv(struct sock *sk, struct sk_buff *skb)
 {
 	struct mpdt_net *mn = rcu_dereference_sk_user_data(sk);
 	enum skb_drop_reason reason = SKB_DROP_REASON_NO_SOCKET;
+	/* Before the device takes its room back: UDP's scratch there says
+	 * whether the checksum needs checking.
+	 */
+	bool csum = csum_ok(sk, skb);
 
-	if (mn)
+	skb->dev = rcv_dev(sk, skb);
+	if (!csum) {
+		reason = SKB_DROP_REASON_UDP_CSUM;
+	} else if (mn) {
+		__skb_push(skb, sizeof(struct udphdr));
 		reason = mpdt_rcv(mn, skb);
+	}
 	if (reason)
 		kfree_skb_reason(skb, reason);
 	else
 		consume_skb(skb);
-	return 0;
+}
+
+/* Every datagram to the MPDT port queues on the tunnel socket as on any
+ * UDP socket, a UDP GSO skb whole (netns.c).  Each is taken off at once,
+ * in the softirq that queued it, or in the other CPU's that got there
+ * first.
+ */
+void mpdt_tunnel_data_ready(struct sock *sk)
+{
+	struct sk_buff *skb;
+	int err;
+
+	while ((skb = skb_recv_udp(sk, MSG_DONTWAIT, &err)))
+		tunnel_rcv(sk, skb);
 }

@@ -17,13 +17,32 @@ struct mpdt_net *mpdt_net(const struct net *net)
 	return net_generic(net, mpdt_net_id);
 }
 
+/* A plain UDP socket, not an encapsulation socket: UDP would cut every
+ * UDP GSO skb for one of those into an skb per packet before its
+ * encap_rcv (udp_unexpected_gso()), where MPDT takes a local peer's burst
+ * whole (input.c).  Its datagrams queue as on any UDP socket and its
+ * sk_data_ready takes them off at once.  IP_PKTINFO keeps what the route
+ * said about the destination, which UDP drops with the route.
+ */
+static void tunnel_setup(struct mpdt_net *mn, struct sock *sk)
+{
+	rcu_assign_sk_user_data(sk, mn);
+	udp_set_bit(ACCEPT_L4, sk);
+	/* The queue holds only what the CPUs hand over at one moment, but
+	 * never drop a burst for want of room there.
+	 */
+	WRITE_ONCE(sk->sk_rcvbuf, MPDT_TUNNEL_RCVBUF);
+#ifdef CONFIG_NET_RX_BUSY_POLL
+	/* net.core.busy_read would have skb_recv_udp() poll in softirq. */
+	WRITE_ONCE(sk->sk_ll_usec, 0);
+#endif
+	if (sk->sk_family == AF_INET)
+		ip_sock_set_pktinfo(sk);
+	WRITE_ONCE(sk->sk_data_ready, mpdt_tunnel_data_ready);
+}
+
 static struct socket *tunnel_open(struct mpdt_net *mn, int family)
 {
-	struct udp_tunnel_sock_cfg cfg = {
-		.sk_user_data	= mn,
-		.encap_type	= 1,
-		.encap_rcv	= mpdt_udp_encap_recv,
-	};
 	struct udp_port_cfg port = {
 		.family		= family,
 		.local_udp_port	= htons(mn->params.udp_port),
@@ -45,13 +64,7 @@ static struct socket *tunnel_open(struct mpdt_net *mn, int family)
 				     mn->params.udp_port, err);
 		return ERR_PTR(err);
 	}
-	setup_udp_tunnel_sock(mn->net, sock, &cfg);
-	/* Tunnels convert checksums for the inner packets they carry; MPDT
-	 * carries none.  Without it a UDP GSO burst that reaches us whole
-	 * (from a veth peer) is cut up without computing the checksums of
-	 * bytes that never left this host (udp_rcv_segment()).
-	 */
-	inet_dec_convert_csum(sock->sk);
+	tunnel_setup(mn, sock->sk);
 	return sock;
 }
 

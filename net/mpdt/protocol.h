@@ -44,6 +44,10 @@
 #define MPDT_MAX_HOST_CONNS	(MPDT_MAX_CONNS / 8)
 /* Idle connections holding nothing are collected after this long. */
 #define MPDT_CONN_IDLE_NS	(30ULL * NSEC_PER_SEC)
+/* The tunnel sockets' SO_RCVBUF: room for a 64 KiB burst from each of
+ * many CPUs at once (netns.c).
+ */
+#define MPDT_TUNNEL_RCVBUF	(4 << 20)
 /* A quiet time of at least this many ticks lets DATA and PROBEs be timed
  * by the last tick's clock (input.c): an error of at most 1%.
  */
@@ -296,11 +300,14 @@ void mpdt_rx_deliver(struct mpdt_eng *e, struct mpdt_reasm *ra);
 void mpdt_rx_forget(struct mpdt_eng *e);
 
 /* The DATA payload handed to the engine, for mpdt_rx_place(), which may
- * keep a reference to @skb.
+ * keep @skb (a clone of it when @clone: one of a burst's packets), at a
+ * cost of @truesize.
  */
 struct mpdt_rx_payload {
 	struct sk_buff *skb;
 	u32 off;
+	u32 truesize;
+	bool clone;
 };
 
 /* rmem.c */
@@ -317,7 +324,7 @@ bool mpdt_close_gc(struct mpdt_sock *msk, u64 now);
 void mpdt_close_finish(struct mpdt_sock *msk);
 
 /* input.c */
-int mpdt_udp_encap_recv(struct sock *sk, struct sk_buff *skb);
+void mpdt_tunnel_data_ready(struct sock *sk);
 
 /* hostq.c: the socket's share of this host's queues */
 void mpdt_hostq_init(struct mpdt_sock *msk);

@@ -220,7 +220,9 @@ static void rxmsg_recharge(struct mpdt_conn *c, struct mpdt_rxmsg *m,
 }
 
 /* Keeping an skb costs its truesize less the reservation it makes spare;
- * copying its payload, the payload.  An skb is kept when nobody else
+ * copying its payload, the payload.  A packet of a burst taken whole is
+ * kept by a clone of the burst's skb, at its share of the skb's truesize
+ * and the clone's sk_buff (input.c).  An skb is kept when nobody else
  * holds it, when it costs at most twice its payload beyond the sk_buff
  * itself (a page-pool half page per 1400 bytes does; a small payload in
  * a large buffer does not), and when the socket and the peer's share
@@ -234,7 +236,7 @@ static bool rxmsg_hold(struct mpdt_conn *c, struct mpdt_rxmsg *m,
 		       const struct mpdt_rx_payload *p)
 {
 	struct sk_buff *skb = p->skb;
-	u32 truesize = skb->truesize, spare;
+	u32 truesize = p->truesize, spare;
 	struct mpdt_rx_cb *cb;
 
 	if (skb_shared(skb) || truesize > SKB_TRUESIZE(2 * d->payload_len))
@@ -242,8 +244,13 @@ static bool rxmsg_hold(struct mpdt_conn *c, struct mpdt_rxmsg *m,
 	spare = rxmsg_spare(m, d->offset, d->payload_len);
 	if (truesize > spare && rxmsg_room(c, truesize - spare))
 		return false;
+	skb = p->clone ? skb_clone(skb, GFP_ATOMIC) : skb_get(skb);
+	if (!skb) {
+		if (truesize > spare)
+			mpdt_rmem_unreserve(c->msk, truesize - spare);
+		return false;
+	}
 	rxmsg_recharge(c, m, truesize, spare);
-	skb = skb_get(skb);
 	skb_orphan(skb);
 	skb_dst_drop(skb);
 	skb_ext_reset(skb);

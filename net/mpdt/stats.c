@@ -61,6 +61,7 @@ static const char * const mpdt_stat_names[__MPDT_STAT_MAX] = {
 	[MPDT_STAT_CLOSE_DRAIN_LIMIT]	= "close_drain_limit",
 	[MPDT_STAT_TX_HOST_LIMITED]	= "tx_host_limited",
 	[MPDT_STAT_DROP_FILTERED]	= "drop_filtered",
+	[MPDT_STAT_RX_GSO]		= "rx_gso",
 };
 
 void mpdt_stat_inc(struct mpdt_net *mn, enum mpdt_stat s)

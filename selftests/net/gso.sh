@@ -4,23 +4,25 @@
 # gso.sh: bursts.  New DATA packets that the engine sends at once on one
 # entropy leave as one UDP GSO skb (output.c), which the NIC or the stack
 # cuts into exactly the packets that would have been sent one by one.  A
-# veth pair takes GSO skbs whole, so here the receiving socket cuts them
-# (udp_rcv_segment()).  With the module's defaults, over IPv4 and IPv6:
-# messages of the sizes that matter to a burst (a packet's payload and a
-# full burst of 16, each +-1, up to the largest message) arrive intact,
-# bursts were sent (tx_gso) and the veth carried fewer skbs than packets.
-# Payloads stay in the skbs they arrived in: only a message's short last
-# packet, whose skb costs more than twice its payload, is copied on
-# arrival (rx_copied).
+# veth pair takes GSO skbs whole, and so does the receiving MPDT (rx_gso;
+# a UDP tunnel socket would have them cut first).  With the module's
+# defaults, over IPv4 and IPv6: messages of the sizes that matter to a
+# burst (a packet's payload and a full burst of 16, each +-1, up to the
+# largest message) arrive intact, bursts were sent (tx_gso) and received
+# whole (rx_gso, at most as many), and the veth carried fewer skbs than
+# packets.  Payloads stay in the skbs they arrived in: only a message's
+# short last packet, whose share of its skb costs more than twice its
+# payload, is copied on arrival (rx_copied).
 # Messages a quarter of the default SO_RCVBUF (half a peer's share of
 # it) are held whole as well: a held skb costs about 1.55 times its
 # payload here (the share allows up to 2), which fits only because the
 # reservation of a page goes back as held payloads complete it (rx.c);
 # without that, 6583 payloads of three such messages were copied.
 # Then the same with segmentation and checksums done in software before
-# the veth (ethtool -K tx-udp-segmentation off, tx off), with whole bursts
-# lost, duplicated and reordered (netem takes the GSO skb as one packet),
-# and with burst-pkts 1, which sends no burst at all.
+# the veth (ethtool -K tx-udp-segmentation off, tx off: no burst arrives
+# whole), with whole bursts lost, duplicated and reordered (netem takes
+# the GSO skb as one packet), and with burst-pkts 1, which sends no burst
+# at all.
 
 source "$(dirname "$0")/lib.sh"
 
@@ -49,16 +51,17 @@ EDGES=1,1399,1400,1401,22399,22400,22401,$MAX
 # transfers LABEL DST: the edge sizes (3 messages each, in turn, in one
 # transfer), then 20 messages up to the largest (MSGS in all); sets PKTS
 # (DATA and PROBE packets sent), SKBS (skbs the sender's veth sent), GSO
-# (bursts sent) and COPIED (payloads the receiver copied on arrival) over
-# all of them.
+# (bursts sent), RGSO (bursts received whole) and COPIED (payloads the
+# receiver copied on arrival) over all of them.
 EDGE_MSGS=24
 MIXED_MSGS=20
 MSGS=$((EDGE_MSGS + MIXED_MSGS))
 transfers() {
-	local label=$1 dst=$2 s0 d0 g0 c0
+	local label=$1 dst=$2 s0 d0 g0 r0 c0
 	s0=$(skbs "$NS_A" "$VETH_A")
 	d0=$(($(stat_get "$NS_A" tx_data) + $(stat_get "$NS_A" tx_probe)))
 	g0=$(stat_get "$NS_A" tx_gso)
+	r0=$(stat_get "$NS_B" rx_gso)
 	c0=$(stat_get "$NS_B" rx_copied)
 	run_transfer "$label-edges" $EDGE_MSGS 1 $MAX 240 $((port++)) "$dst" \
 		-S "$EDGES"
@@ -66,9 +69,10 @@ transfers() {
 	SKBS=$(($(skbs "$NS_A" "$VETH_A") - s0))
 	PKTS=$(($(stat_get "$NS_A" tx_data) + $(stat_get "$NS_A" tx_probe) - d0))
 	GSO=$(($(stat_get "$NS_A" tx_gso) - g0))
+	RGSO=$(($(stat_get "$NS_B" rx_gso) - r0))
 	COPIED=$(($(stat_get "$NS_B" rx_copied) - c0))
 	log "$label: $PKTS packets in $SKBS skbs, $GSO of them bursts," \
-	    "$COPIED payloads copied on arrival"
+	    "$RGSO bursts received whole, $COPIED payloads copied on arrival"
 }
 
 for dst in "$ADDR_B" "$ADDR6_B"; do
@@ -77,6 +81,8 @@ for dst in "$ADDR_B" "$ADDR6_B"; do
 	transfers "$fam" "$dst"
 	assert_gt "$fam: bursts sent" 0 "$GSO"
 	assert_gt "$fam: packets > skbs on the veth" "$SKBS" "$PKTS"
+	assert_gt "$fam: bursts received whole" 0 "$RGSO"
+	assert_le "$fam: bursts received whole <= sent" "$GSO" "$RGSO"
 	assert_le "$fam: payloads copied on arrival (one per message at most)" \
 		"$MSGS" "$COPIED"
 done
@@ -95,11 +101,13 @@ transfers sw-gso "$ADDR_B"
 assert_gt "software segmentation: bursts sent" 0 "$GSO"
 assert_ge "software segmentation: one skb per packet on the veth" \
 	"$PKTS" "$SKBS"
+assert_eq "software segmentation: no burst received whole" 0 "$RGSO"
 
 ip netns exec "$NS_A" ethtool -K "$VETH_A" tx off >/dev/null ||
 	fail "cannot turn checksum offload off"
 transfers sw-csum "$ADDR_B"
 assert_gt "software checksums: bursts sent" 0 "$GSO"
+assert_eq "software checksums: no burst received whole" 0 "$RGSO"
 ip netns exec "$NS_A" ethtool -K "$VETH_A" tx on tx-udp-segmentation on \
 	>/dev/null
 
@@ -107,11 +115,13 @@ neigh_static
 netem_set "$NS_A" "$VETH_A" delay 1ms loss 2% duplicate 2% reorder 25% 50%
 transfers impaired "$ADDR_B"
 assert_gt "impaired: bursts sent" 0 "$GSO"
+assert_gt "impaired: bursts received whole" 0 "$RGSO"
 tc -n "$NS_A" qdisc del dev "$VETH_A" root
 
 "$(mpdt_cli_bin)" -n "$NS_A" param set burst-pkts 1 >/dev/null ||
 	fail "cannot set burst-pkts"
 transfers burst-pkts-1 "$ADDR_B"
 assert_eq "burst-pkts 1: no burst" 0 "$GSO"
+assert_eq "burst-pkts 1: no burst received" 0 "$RGSO"
 assert_ge "burst-pkts 1: one skb per packet on the veth" "$PKTS" "$SKBS"
 pass "bursts arrive intact, in hardware- and software-segmented skbs"

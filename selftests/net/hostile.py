@@ -28,7 +28,7 @@ event cannot happen during the check.
 
 Cases (see hostile.sh for the rules they check):
   expire quota conn-evict conn-full nonce not-host overlap reply-port
-  ipv6-csum crash zero-len params
+  ipv6-csum crash zero-len params time-wait gso
 """
 
 import time
@@ -60,6 +60,7 @@ PACKET_OUTGOING = 4
 SO_SNDBUFFORCE = 32
 SO_RCVBUFFORCE = 33
 UDP_NO_CHECK6_TX = 101
+UDP_SEGMENT = 103
 SO_BINDTODEVICE = 25
 
 PORT = m.MPDT_UDP_PORT
@@ -140,6 +141,17 @@ def snmp6(ns, name):
                 if k == name:
                     return int(v)
     raise Fatal("no %s in /proc/net/snmp6 of %s" % (name, ns))
+
+
+def snmp(ns, proto, name):
+    """Counter name of proto ("Udp") in ns's /proc/net/snmp."""
+    with netns(ns):
+        with open("/proc/thread-self/net/snmp") as f:
+            rows = [ln.split() for ln in f if ln.startswith(proto + ":")]
+    for names, values in zip(rows[::2], rows[1::2]):
+        if name in names:
+            return int(values[names.index(name)])
+    raise Fatal("no %s %s in /proc/net/snmp of %s" % (proto, name, ns))
 
 
 def delta(new, old, name):
@@ -1639,6 +1651,108 @@ def case_time_wait(env, c):
     c.eq("... nor delivered (msg_rx)", 0, delta(stats(a.ns_b), b1, "msg_rx"))
 
 
+def msg_sums(msgs):
+    """(length, sha256) of each (msg_id, length), sorted."""
+    return sorted((ln, hashlib.sha256(msg_bytes(mid, ln)).hexdigest())
+                  for mid, ln in msgs)
+
+
+def case_gso(env, c):
+    """14. A UDP GSO skb from a peer on this host (a plain UDP socket's
+    UDP_SEGMENT burst over the veth) is taken whole (rx_gso) and each of
+    its packets judged as if it came alone: the messages of one burst, its
+    last packet short, arrive intact; a packet naming another MPDT port
+    (drop_no_socket) or another version (drop_bad_version) costs only
+    itself; a burst whose first packet is too short is dropped whole,
+    every packet counted (drop_short).  And a DATA with a wrong UDP
+    checksum, which UDP now leaves to MPDT to check, is counted as UDP's
+    (Udp InCsumErrors) and never reaches MPDT."""
+    a = env.a
+    v = Victim("victim", a.ns_b, 7114, bufsize=65536)
+    env.cleanups.append(v.close)
+    x = Attacker(a.ns_a, ADDR_X)
+    peer = {"sport": 24000, "dport": 7114, "nonce": env.rnd.getrandbits(32)}
+    body = {mid: msg_bytes(mid, ln)
+            for mid, ln in ((1, 2800), (2, 1400), (3, 100), (4, 1400))}
+
+    def burst(pkts, size):
+        x.s.setsockopt(socket.IPPROTO_UDP, UDP_SEGMENT, size)
+        x.send(b"".join(pkts))
+
+    def settle(b, name, n):
+        wait_until(lambda: delta(stats(a.ns_b), b, name) >= n, 10)
+        return stats(a.ns_b)
+
+    b0 = stats(a.ns_b)
+    burst([data(0, 1, 0, 2800, body[1][:PAYLOAD], **peer),
+           data(1, 1, PAYLOAD, 2800, body[1][PAYLOAD:], **peer),
+           data(2, 2, 0, 1400, body[2], **peer),
+           data(3, 3, 0, 100, body[3], **peer)], m.DATA_HLEN + PAYLOAD)
+    b1 = settle(b0, "rx_data", 4)
+    c.eq("one burst of 4 DATA: taken whole", 1, delta(b1, b0, "rx_gso"))
+    c.eq("one burst of 4 DATA: rx_packets", 4, delta(b1, b0, "rx_packets"))
+    c.eq("one burst of 4 DATA: rx_data", 4, delta(b1, b0, "rx_data"))
+    c.le("one burst of 4 DATA: payloads copied (the short one at most)", 1,
+         delta(b1, b0, "rx_copied"))
+
+    burst([data(4, 4, 0, 1400, body[4], **peer),
+           data(5, 5, 0, 1400, body[4], **dict(peer, dport=7999)),
+           data(6, 6, 0, 1400, body[4], version=2, **peer)],
+          m.DATA_HLEN + PAYLOAD)
+    b2 = settle(b1, "rx_packets", 3)
+    c.eq("a burst with strays: taken whole", 1, delta(b2, b1, "rx_gso"))
+    c.eq("a burst with strays: rx_data", 1, delta(b2, b1, "rx_data"))
+    c.eq("a burst with strays: drop_no_socket", 1,
+         delta(b2, b1, "drop_no_socket"))
+    c.eq("a burst with strays: drop_bad_version", 1,
+         delta(b2, b1, "drop_bad_version"))
+
+    burst([b"\x01" * 8] * 100, 8)
+    b3 = settle(b2, "rx_packets", 100)
+    c.eq("100 packets of 8 bytes: rx_packets", 100,
+         delta(b3, b2, "rx_packets"))
+    c.eq("100 packets of 8 bytes: drop_short", 100,
+         delta(b3, b2, "drop_short"))
+    c.eq("100 packets of 8 bytes: not taken", 0, delta(b3, b2, "rx_gso"))
+
+    # A wrong checksum, from a raw socket: the kernel leaves it as given.
+    # A veth takes what it receives without a checksum for checked
+    # (CHECKSUM_UNNECESSARY) unless its rx checksumming is off.
+    env.run(a.ns_b, ["ethtool", "-K", a.dev_b, "rx", "off"])
+    env.cleanups.append(lambda: env.run(a.ns_b, ["ethtool", "-K", a.dev_b,
+                                                 "rx", "on"], False))
+    pkt = data(7, 7, 0, 1400, msg_bytes(7, 1400), **peer)
+    udp = struct.pack("!HHHH", 40000, PORT, 8 + len(pkt), 0xdead) + pkt
+    with netns(a.ns_a):
+        raw = socket.socket(socket.AF_INET, socket.SOCK_RAW,
+                            socket.IPPROTO_UDP)
+    env.cleanups.append(raw.close)
+    raw.bind((ADDR_X, 0))
+    u0 = snmp(a.ns_b, "Udp", "InCsumErrors")
+    raw.sendto(udp, (ADDR_B, 0))
+    wait_until(lambda: snmp(a.ns_b, "Udp", "InCsumErrors") > u0, 10)
+    b4 = stats(a.ns_b)
+    c.eq("a wrong UDP checksum: Udp InCsumErrors", 1,
+         snmp(a.ns_b, "Udp", "InCsumErrors") - u0)
+    c.eq("a wrong UDP checksum: MPDT's rx_packets", 0,
+         delta(b4, b3, "rx_packets"))
+    # The same DATA with its checksum, and a burst, checked in software.
+    x.s.setsockopt(socket.IPPROTO_UDP, UDP_SEGMENT, 0)
+    x.send(pkt)
+    burst([data(8, 8, 0, 1400, msg_bytes(8, 1400), **peer),
+           data(9, 9, 0, 1400, msg_bytes(9, 1400), **peer)],
+          m.DATA_HLEN + PAYLOAD)
+    b5 = settle(b4, "rx_data", 3)
+    c.eq("checksums checked in software: rx_data", 3,
+         delta(b5, b4, "rx_data"))
+    c.eq("... Udp InCsumErrors", 1, snmp(a.ns_b, "Udp", "InCsumErrors") - u0)
+    wait_until(lambda: len(v.others) >= 7, 10)
+    c.eq("the messages, each intact and once",
+         msg_sums([(1, 2800), (2, 1400), (3, 100), (4, 1400), (7, 1400),
+                   (8, 1400), (9, 1400)]),
+         sorted((ln, h) for _, _, ln, h in v.others))
+
+
 CASES = {
     "expire": case_expire, "quota": case_quota,
     "conn-evict": case_conn_evict, "conn-full": case_conn_full,
@@ -1646,7 +1760,7 @@ CASES = {
     "overlap": case_overlap, "reply-port": case_reply_port,
     "ipv6-csum": case_ipv6_csum, "crash": case_crash,
     "zero-len": case_zero_len, "params": case_params,
-    "time-wait": case_time_wait,
+    "time-wait": case_time_wait, "gso": case_gso,
 }
 
 

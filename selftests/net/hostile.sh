@@ -65,6 +65,12 @@
 #               and survives (dmesg is judged by the runner)
 #  time-wait    a receiver closed right after a message answers a duplicate
 #               of it with a SACK for the quiet time, and takes no new data
+#   gso         UDP GSO bursts from a plain UDP socket (UDP_SEGMENT): taken
+#               whole (rx_gso), each packet judged alone: a burst's messages
+#               arrive intact, a stray port or version costs one packet
+#               (drop_no_socket, drop_bad_version), a burst of 100 8-byte
+#               packets is dropped whole (drop_short 100); a DATA with a
+#               wrong UDP checksum counts in Udp InCsumErrors, not in MPDT
 #
 # Module parameter rto_max_us=500000: the nonce quiet time (2 x rto-max-us)
 # is 1 s and partial messages expire within seconds (the cases wait for the
@@ -78,13 +84,13 @@
 source "$(dirname "$0")/lib.sh"
 
 CASES=(expire quota conn-evict conn-full nonce not-host overlap reply-port
-	ipv6-csum crash zero-len params time-wait)
+	ipv6-csum crash zero-len params time-wait gso)
 if [[ -n ${MPDT_HOSTILE_CASES:-} ]]; then
 	read -r -a CASES <<<"$MPDT_HOSTILE_CASES"
 fi
 
 require_root
-require_cmd ip tc python3
+require_cmd ip tc ethtool python3
 
 mpdt_load rto_max_us=500000
 modprobe -a sch_ingress cls_u32 act_gact act_pedit act_csum 2>/dev/null ||

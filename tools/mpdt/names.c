@@ -77,6 +77,7 @@ const char *const stat_names[MPDT_STAT_MAX + 1] = {
 	[MPDT_STAT_CLOSE_DRAIN_LIMIT]	= "close_drain_limit",
 	[MPDT_STAT_TX_HOST_LIMITED]	= "tx_host_limited",
 	[MPDT_STAT_DROP_FILTERED]	= "drop_filtered",
+	[MPDT_STAT_RX_GSO]		= "rx_gso",
 };
 
 /* Both peer address attributes are shown as "peer". */

@@ -258,6 +258,7 @@ enum mpdt_stat {
 	MPDT_STAT_CLOSE_DRAIN_LIMIT,	/* closed over drain_mem: dropped */
 	MPDT_STAT_TX_HOST_LIMITED,	/* waited for this host's queues */
 	MPDT_STAT_DROP_FILTERED,	/* refused by the socket's filters */
+	MPDT_STAT_RX_GSO,		/* skbs of two or more packets, taken whole */
 	__MPDT_STAT_MAX
 };
 
