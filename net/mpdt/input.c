@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Receive path: the UDP tunnel socket hands every datagram on the MPDT
- * port here.  Nothing from the network is trusted: the header is decoded
- * and validated (wire.c) before the socket and connection are looked up,
- * and every rejected packet is counted by reason and dropped.  Packets
- * rejected before they reach a connection are freed with a drop reason,
- * so that drop monitors (dropwatch, perf's skb:kfree_skb, pwru) see them;
- * MPDT's own, finer reason is the counter.  What reaches a connection is
- * consumed: the engine counts what it refuses.
+ * port here, a burst from a peer on this host whole.  Nothing from the
+ * network is trusted: the header is decoded and validated (wire.c)
+ * before the socket and connection are looked up, and every rejected
+ * packet is counted by reason and dropped.  Packets rejected before they
+ * reach a connection are freed with a drop reason, so that drop monitors
+ * (dropwatch, perf's skb:kfree_skb, pwru) see them; MPDT's own, finer
+ * reason is the counter.  What reaches a connection is consumed: the
+ * engine counts what it refuses.
  */
 #include <linux/filter.h>
 #include <linux/ip.h>
@@ -15,8 +16,8 @@
 #include <net/dsfield.h>
 #include <linux/udp.h>
 #include <net/inet_ecn.h>
-#include <net/route.h>
-#include <net/udp_tunnel.h>
+#include <net/ip.h>
+#include <net/udp.h>
 
 #include "protocol.h"
 
@@ -25,8 +26,7 @@ struct mpdt_rcv {
 	struct mpdt_addr from;
 	struct mpdt_addr to;
 	bool ce;
-	bool burst;			/* several packets: held by clones */
-	u32 share;			/* what holding one payload costs */
+	bool burst;			/* several packets in the skb */
 	struct sk_buff *skb;
 };
 
@@ -57,6 +57,8 @@ static bool outer_headers(const struct sk_buff *skb, struct mpdt_rcv *r)
  */
 static bool to_this_host(const struct sk_buff *skb)
 {
+	__be32 daddr;
+
 	/* No device: it went while the packet was on its way up. */
 	if (!skb->dev || skb->pkt_type != PACKET_HOST)
 		return false;
@@ -64,16 +66,20 @@ static bool to_this_host(const struct sk_buff *skb)
 		return !ipv6_addr_is_multicast(&ipv6_hdr(skb)->daddr);
 	/* UDP dropped the route; the tunnel socket's IP_PKTINFO (netns.c)
 	 * names the packet's own destination only for a local unicast
-	 * address (fib_compute_spec_dst()).
+	 * address (fib_compute_spec_dst()), or for 0.0.0.0 when the device
+	 * has no address to name.
 	 */
-	return PKTINFO_SKB_CB(skb)->ipi_spec_dst.s_addr == ip_hdr(skb)->daddr;
+	daddr = ip_hdr(skb)->daddr;
+	return !ipv4_is_multicast(daddr) && !ipv4_is_lbcast(daddr) &&
+	       !ipv4_is_zeronet(daddr) &&
+	       PKTINFO_SKB_CB(skb)->ipi_spec_dst.s_addr == daddr;
 }
 
 /* The engine times a DATA or PROBE only against the quiet and reassembly
  * times (mpdt_eng_quiet_ns(): 2 s by default): the time of the last tick,
  * at most one behind, serves them without reading the clocksource for
- * every packet (a burst arrives here cut into its packets; TCP reads the
- * clock once per GSO skb).  SACKs and NACKs time RTTs and timers, and so
+ * every packet (TCP reads the clock once per GSO skb, which over a
+ * network holds one packet of ours).  SACKs and NACKs time RTTs and timers, and so
  * read it; so does every packet when a quiet time as short as a few
  * ticks was configured.
  */
@@ -91,8 +97,7 @@ static void dispatch(struct mpdt_sock *msk, const struct mpdt_pkt *pkt,
 	struct mpdt_rx_payload payload = {
 		.skb = r->skb,
 		.off = sizeof(struct udphdr) + off + pkt->payload_off,
-		.truesize = r->share,
-		.clone = r->burst,
+		.burst = r->burst,
 	};
 	struct mpdt_net *mn = msk->mn;
 	u8 type = pkt->hdr.type;
@@ -207,32 +212,22 @@ static void rcv_rest(struct mpdt_sock *msk, struct mpdt_rcv *r, u16 port,
 	}
 }
 
-/* What keeping one packet's payload costs: the skb, or for a burst its
- * share of the skb and the clone that keeps it (rx.c).
- */
-static u32 rcv_share(const struct sk_buff *skb, u32 n)
-{
-	if (n == 1)
-		return skb->truesize;
-	return DIV_ROUND_UP(skb->truesize, n) +
-	       SKB_DATA_ALIGN(sizeof(struct sk_buff));
-}
-
 static enum skb_drop_reason mpdt_rcv(struct mpdt_net *mn, struct sk_buff *skb)
 {
-	u32 len = skb->len - sizeof(struct udphdr), size = 0, n;
 	enum skb_drop_reason reason = SKB_NOT_DROPPED_YET;
 	struct mpdt_rcv r = { .skb = skb };
+	struct sk_buff_head later;
 	enum mpdt_wire_err err;
 	struct mpdt_sock *msk;
-	struct sk_buff_head later;
 	struct mpdt_pkt pkt;
+	u32 len, size, n;
 
 	if (skb->len < sizeof(struct udphdr)) {
 		mpdt_stat_inc(mn, MPDT_STAT_RX_PKTS);
 		return drop(mn, MPDT_STAT_DROP_SHORT, 1,
 			    SKB_DROP_REASON_PKT_TOO_SMALL);
 	}
+	len = skb->len - sizeof(struct udphdr);
 	n = rcv_packets(skb, len, &size);
 	mpdt_stat_add(mn, MPDT_STAT_RX_PKTS, max(n, 1U));
 	if (!n)
@@ -264,7 +259,6 @@ static enum skb_drop_reason mpdt_rcv(struct mpdt_net *mn, struct sk_buff *skb)
 	if (!filters_pass(msk, skb))
 		return drop(mn, MPDT_STAT_DROP_FILTERED, n,
 			    SKB_DROP_REASON_SOCKET_FILTER);
-	r.share = rcv_share(skb, n);
 	r.burst = n > 1;
 	if (r.burst)
 		mpdt_stat_inc(mn, MPDT_STAT_RX_GSO);
@@ -286,6 +280,8 @@ static enum skb_drop_reason mpdt_rcv(struct mpdt_net *mn, struct sk_buff *skb)
 
 /* The device the skb came in by: UDP reused skb->dev's room once it
  * queued the skb (udp_set_dev_scratch()); the filters' programs read it.
+ * Without a reference, as the stack itself keeps it: valid in this
+ * softirq's RCU section, and gone from every skb that is kept (rx.c).
  */
 static struct net_device *rcv_dev(struct sock *sk, const struct sk_buff *skb)
 {
@@ -299,11 +295,12 @@ static struct net_device *rcv_dev(struct sock *sk, const struct sk_buff *skb)
 }
 
 /* UDP leaves the checksum to the reader; it counts a bad one as its own
- * readers' (Udp InCsumErrors).
+ * readers' (Udp InCsumErrors).  @unnecessary: UDP's word for it, read
+ * before the device took its room back.
  */
-static bool csum_ok(struct sock *sk, struct sk_buff *skb)
+static bool csum_ok(struct sock *sk, struct sk_buff *skb, bool unnecessary)
 {
-	if (udp_skb_csum_unnecessary(skb) || !__udp_lib_checksum_complete(skb))
+	if (unnecessary || !__udp_lib_checksum_complete(skb))
 		return true;
 	atomic_inc(&sk->sk_drops);
 #if IS_ENABLED(CONFIG_IPV6)
@@ -323,13 +320,14 @@ static void tunnel_rcv(struct sock *sk, struct sk_buff *skb)
 {
 	struct mpdt_net *mn = rcu_dereference_sk_user_data(sk);
 	enum skb_drop_reason reason = SKB_DROP_REASON_NO_SOCKET;
-	/* Before the device takes its room back: UDP's scratch there says
-	 * whether the checksum needs checking.
-	 */
-	bool csum = csum_ok(sk, skb);
+	bool unnecessary;
 
+	/* UDP's scratch in the device's room says whether the checksum
+	 * needs checking; a check that fails reports the device.
+	 */
+	unnecessary = udp_skb_csum_unnecessary(skb);
 	skb->dev = rcv_dev(sk, skb);
-	if (!csum) {
+	if (!csum_ok(sk, skb, unnecessary)) {
 		reason = SKB_DROP_REASON_UDP_CSUM;
 	} else if (mn) {
 		__skb_push(skb, sizeof(struct udphdr));
@@ -343,8 +341,9 @@ static void tunnel_rcv(struct sock *sk, struct sk_buff *skb)
 
 /* Every datagram to the MPDT port queues on the tunnel socket as on any
  * UDP socket, a UDP GSO skb whole (netns.c).  Each is taken off at once,
- * in the softirq that queued it, or in the other CPU's that got there
- * first.
+ * in the softirq that queued it, or in another CPU's that got there
+ * first: two datagrams that two CPUs hand over at one moment may be
+ * handled in either order, as when two CPUs receive them.
  */
 void mpdt_tunnel_data_ready(struct sock *sk)
 {

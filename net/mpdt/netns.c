@@ -22,11 +22,15 @@ struct mpdt_net *mpdt_net(const struct net *net)
  * encap_rcv (udp_unexpected_gso()), where MPDT takes a local peer's burst
  * whole (input.c).  Its datagrams queue as on any UDP socket and its
  * sk_data_ready takes them off at once.  IP_PKTINFO keeps what the route
- * said about the destination, which UDP drops with the route.
+ * said about the destination, which UDP drops with the route.  Marked an
+ * encapsulation user all the same, as before: GRO then finds the socket
+ * and, since it asked for no UDP GRO, leaves a NIC's packets one by one
+ * (with the key off, rx-udp-gro-forwarding would merge them).
  */
 static void tunnel_setup(struct mpdt_net *mn, struct sock *sk)
 {
 	rcu_assign_sk_user_data(sk, mn);
+	udp_tunnel_encap_enable(sk);
 	udp_set_bit(ACCEPT_L4, sk);
 	/* The queue holds only what the CPUs hand over at one moment, but
 	 * never drop a burst for want of room there.
@@ -41,7 +45,7 @@ static void tunnel_setup(struct mpdt_net *mn, struct sock *sk)
 	WRITE_ONCE(sk->sk_data_ready, mpdt_tunnel_data_ready);
 }
 
-static struct socket *tunnel_open(struct mpdt_net *mn, int family)
+static struct socket *tunnel_create(struct mpdt_net *mn, int family)
 {
 	struct udp_port_cfg port = {
 		.family		= family,
@@ -66,6 +70,37 @@ static struct socket *tunnel_open(struct mpdt_net *mn, int family)
 	}
 	tunnel_setup(mn, sock->sk);
 	return sock;
+}
+
+struct tunnel_work {
+	struct work_struct work;
+	struct mpdt_net *mn;
+	int family;
+	struct socket *sock;
+};
+
+static void tunnel_create_work(struct work_struct *work)
+{
+	struct tunnel_work *tw = container_of(work, struct tunnel_work, work);
+
+	tw->sock = tunnel_create(tw->mn, tw->family);
+}
+
+/* Created by a kworker, in the root cgroup: a socket takes the memory
+ * cgroup and cgroup of the task that creates it (sk_alloc()), and UDP
+ * charges and filters every datagram the tunnel queues by them.  The
+ * netns's creator, the first bind()'s or a netlink caller's would
+ * otherwise hold back every peer's traffic to the netns.
+ */
+static struct socket *tunnel_open(struct mpdt_net *mn, int family)
+{
+	struct tunnel_work tw = { .mn = mn, .family = family };
+
+	INIT_WORK_ONSTACK(&tw.work, tunnel_create_work);
+	schedule_work(&tw.work);
+	flush_work(&tw.work);
+	destroy_work_on_stack(&tw.work);
+	return tw.sock;
 }
 
 /* The tunnel sockets are opened with the netns (or when the UDP port

@@ -300,14 +300,13 @@ void mpdt_rx_deliver(struct mpdt_eng *e, struct mpdt_reasm *ra);
 void mpdt_rx_forget(struct mpdt_eng *e);
 
 /* The DATA payload handed to the engine, for mpdt_rx_place(), which may
- * keep @skb (a clone of it when @clone: one of a burst's packets), at a
- * cost of @truesize.
+ * keep @skb, or when @burst (one of several packets of @skb) an skb of
+ * the packet's own.
  */
 struct mpdt_rx_payload {
 	struct sk_buff *skb;
 	u32 off;
-	u32 truesize;
-	bool clone;
+	bool burst;
 };
 
 /* rmem.c */

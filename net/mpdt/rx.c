@@ -219,10 +219,51 @@ static void rxmsg_recharge(struct mpdt_conn *c, struct mpdt_rxmsg *m,
 	mpdt_rmem_release(c->msk, spare - add);
 }
 
+/* A packet of a burst taken whole (input.c) is kept in an skb of its own
+ * that refers to the page fragments of its payload and nothing else: a
+ * clone of the burst would keep the whole burst, head and every packet's
+ * fragments, for as long as any one of its packets is held.  NULL when
+ * the payload is not all in page fragments (a linear head, a frag list)
+ * or belongs to a zerocopy sender, whose pages we must not keep: then it
+ * is copied.
+ */
+static struct sk_buff *rx_carve(struct sk_buff *skb, u32 off, u32 len)
+{
+	const struct skb_shared_info *sh = skb_shinfo(skb);
+	u32 pos = skb_headlen(skb), i, k = 0;
+	struct sk_buff *nskb;
+
+	if (off < pos || skb_zcopy(skb))
+		return NULL;
+	nskb = alloc_skb(0, GFP_ATOMIC | __GFP_NOWARN);
+	if (!nskb)
+		return NULL;
+	for (i = 0; i < sh->nr_frags && nskb->len < len; i++) {
+		const skb_frag_t *f = &sh->frags[i];
+		u32 size = skb_frag_size(f), skip, n;
+
+		if (pos + size <= off) {
+			pos += size;
+			continue;
+		}
+		skip = off > pos ? off - pos : 0;
+		n = min(size - skip, len - nskb->len);
+		if (k == MAX_SKB_FRAGS)
+			break;
+		skb_frag_ref(skb, i);
+		skb_add_rx_frag(nskb, k++, skb_frag_page(f),
+				skb_frag_off(f) + skip, n, n);
+		pos += size;
+	}
+	if (nskb->len < len) {
+		kfree_skb(nskb);
+		return NULL;
+	}
+	return nskb;
+}
+
 /* Keeping an skb costs its truesize less the reservation it makes spare;
- * copying its payload, the payload.  A packet of a burst taken whole is
- * kept by a clone of the burst's skb, at its share of the skb's truesize
- * and the clone's sk_buff (input.c).  An skb is kept when nobody else
+ * copying its payload, the payload.  An skb is kept when nobody else
  * holds it, when it costs at most twice its payload beyond the sk_buff
  * itself (a page-pool half page per 1400 bytes does; a small payload in
  * a large buffer does not), and when the socket and the peer's share
@@ -235,22 +276,23 @@ static bool rxmsg_hold(struct mpdt_conn *c, struct mpdt_rxmsg *m,
 		       const struct mpdt_data *d,
 		       const struct mpdt_rx_payload *p)
 {
-	struct sk_buff *skb = p->skb;
-	u32 truesize = p->truesize, spare;
+	struct sk_buff *skb;
 	struct mpdt_rx_cb *cb;
+	u32 spare;
 
-	if (skb_shared(skb) || truesize > SKB_TRUESIZE(2 * d->payload_len))
+	if (p->burst)
+		skb = rx_carve(p->skb, p->off, d->payload_len);
+	else
+		skb = skb_shared(p->skb) ? NULL : skb_get(p->skb);
+	if (!skb)
 		return false;
 	spare = rxmsg_spare(m, d->offset, d->payload_len);
-	if (truesize > spare && rxmsg_room(c, truesize - spare))
-		return false;
-	skb = p->clone ? skb_clone(skb, GFP_ATOMIC) : skb_get(skb);
-	if (!skb) {
-		if (truesize > spare)
-			mpdt_rmem_unreserve(c->msk, truesize - spare);
+	if (skb->truesize > SKB_TRUESIZE(2 * d->payload_len) ||
+	    (skb->truesize > spare && rxmsg_room(c, skb->truesize - spare))) {
+		consume_skb(skb);
 		return false;
 	}
-	rxmsg_recharge(c, m, truesize, spare);
+	rxmsg_recharge(c, m, skb->truesize, spare);
 	skb_orphan(skb);
 	skb_dst_drop(skb);
 	skb_ext_reset(skb);
@@ -258,7 +300,7 @@ static bool rxmsg_hold(struct mpdt_conn *c, struct mpdt_rxmsg *m,
 	skb->dev = NULL;
 	cb = MPDT_RX_CB(skb);
 	cb->msg_off = d->offset;
-	cb->skb_off = p->off;
+	cb->skb_off = p->burst ? 0 : p->off;
 	cb->len = d->payload_len;
 	list_add_tail(&skb->list, &m->held);
 	return true;
