@@ -202,12 +202,12 @@ static void rcv_rest(struct mpdt_sock *msk, struct mpdt_rcv *r, u16 port,
 			mpdt_stat_inc(mn, mpdt_stat_for_wire_err(err));
 			continue;
 		}
+		if (r->ce)
+			mpdt_stat_inc(mn, MPDT_STAT_RX_CE);
 		if (pkt.hdr.dst_port != port) {
 			mpdt_stat_inc(mn, MPDT_STAT_DROP_NO_SOCKET);
 			continue;
 		}
-		if (r->ce)
-			mpdt_stat_inc(mn, MPDT_STAT_RX_CE);
 		dispatch(msk, &pkt, r, off);
 	}
 }

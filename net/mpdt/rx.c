@@ -256,7 +256,7 @@ static struct sk_buff *rx_carve(struct sk_buff *skb, u32 off, u32 len)
 		pos += size;
 	}
 	if (nskb->len < len) {
-		kfree_skb(nskb);
+		consume_skb(nskb);
 		return NULL;
 	}
 	return nskb;
