@@ -56,9 +56,11 @@ static int mpdt_defaults_check(void)
 struct kmem_cache *mpdt_conn_cache __read_mostly;
 struct kmem_cache *mpdt_txmsg_cache __read_mostly;
 struct kmem_cache *mpdt_rxmsg_cache __read_mostly;
+struct kmem_cache *mpdt_rxpiece_cache __read_mostly;
 
 static void mpdt_caches_destroy(void)
 {
+	kmem_cache_destroy(mpdt_rxpiece_cache);
 	kmem_cache_destroy(mpdt_rxmsg_cache);
 	kmem_cache_destroy(mpdt_txmsg_cache);
 	kmem_cache_destroy(mpdt_conn_cache);
@@ -75,7 +77,11 @@ static int mpdt_caches_create(void)
 	mpdt_rxmsg_cache = kmem_cache_create("mpdt_rxmsg",
 					     sizeof(struct mpdt_rxmsg), 0, 0,
 					     NULL);
-	if (mpdt_conn_cache && mpdt_txmsg_cache && mpdt_rxmsg_cache)
+	mpdt_rxpiece_cache = kmem_cache_create("mpdt_rxpiece",
+					       sizeof(struct mpdt_rxpiece), 0, 0,
+					       NULL);
+	if (mpdt_conn_cache && mpdt_txmsg_cache && mpdt_rxmsg_cache &&
+	    mpdt_rxpiece_cache)
 		return 0;
 	mpdt_caches_destroy();
 	return -ENOMEM;
@@ -101,8 +107,6 @@ static int __init mpdt_init(void)
 
 	BUILD_BUG_ON(MPDT_MSG_MAX != MPDT_WIRE_MSG_MAX);
 	BUILD_BUG_ON(IPPROTO_MPDT >= IPPROTO_MAX);
-	BUILD_BUG_ON(sizeof(struct mpdt_rx_cb) >
-		     sizeof_field(struct sk_buff, cb));
 	err = mpdt_defaults_check();
 	if (err)
 		return err;

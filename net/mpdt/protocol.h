@@ -164,9 +164,15 @@ struct mpdt_txmsg {
 	struct mpdt_txchunk *chunks;	/* in message order */
 };
 
-/* A message being received, as packets arrive: payloads kept in the skbs
- * they came in (@held, linked by skb->list) or copied into @pages (rx.c),
- * each byte in one of them; @ra says which bytes are in (reasm.h).
+/* The compound pages a message's held fragments pin, charged whole: the
+ * last few are remembered, so that the fragments that follow on a page
+ * are not charged again (rx.c).
+ */
+#define MPDT_RX_PINNED	8
+
+/* A message being received, as packets arrive: payloads held where they
+ * came in (@pieces) or copied into @pages (rx.c), each byte in one of
+ * them; @ra says which bytes are in (reasm.h).
  */
 struct mpdt_rxmsg {
 	struct mpdt_reasm ra;
@@ -176,17 +182,22 @@ struct mpdt_rxmsg {
 	u32 charged;			/* bytes of sk_rmem_alloc */
 	struct mpdt_addr from;
 	struct page **pages;
-	struct list_head held;
+	struct list_head pieces;
+	struct page *pinned[MPDT_RX_PINNED];
+	u32 pinned_next;
 };
 
-/* Where a held skb's payload goes: @len bytes at @skb_off, to @msg_off. */
-struct mpdt_rx_cb {
+/* A held payload: @len bytes of the message at @msg_off, at @off in @skb
+ * (a packet that came alone) or in @page (a fragment of a burst's packet).
+ */
+struct mpdt_rxpiece {
+	struct list_head node;		/* mpdt_rxmsg.pieces */
+	struct sk_buff *skb;
+	struct page *page;
+	u32 off;
 	u32 msg_off;
-	u32 skb_off;
 	u32 len;
 };
-
-#define MPDT_RX_CB(skb)	((struct mpdt_rx_cb *)(skb)->cb)
 
 /* One peer of a socket: the engine decides, this executes. */
 /* New DATA packets on one entropy, held to leave as one UDP GSO skb
@@ -229,6 +240,7 @@ static inline struct mpdt_conn *mpdt_eng_conn(struct mpdt_eng *e)
 extern struct kmem_cache *mpdt_conn_cache;
 extern struct kmem_cache *mpdt_txmsg_cache;
 extern struct kmem_cache *mpdt_rxmsg_cache;
+extern struct kmem_cache *mpdt_rxpiece_cache;
 
 /* addr.c */
 int mpdt_addr_from_user(const struct sock *sk, const struct sockaddr *uaddr,

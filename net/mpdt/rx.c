@@ -112,7 +112,7 @@ static struct mpdt_rxmsg *rxmsg_alloc(const struct mpdt_data *d)
 		return NULL;
 	}
 	mpdt_reasm_init(&m->ra, d->msg_id, d->msg_len, segs);
-	INIT_LIST_HEAD(&m->held);
+	INIT_LIST_HEAD(&m->pieces);
 	return m;
 }
 
@@ -219,90 +219,178 @@ static void rxmsg_recharge(struct mpdt_conn *c, struct mpdt_rxmsg *m,
 	mpdt_rmem_release(c->msk, spare - add);
 }
 
-/* A packet of a burst taken whole (input.c) is kept in an skb of its own
- * that refers to the page fragments of its payload and nothing else: a
- * clone of the burst would keep the whole burst, head and every packet's
- * fragments, for as long as any one of its packets is held.  NULL when
- * the payload is not all in page fragments (a linear head, a frag list)
- * or belongs to a zerocopy sender, whose pages we must not keep: then it
- * is copied.
+/* A hold costing @cost bytes takes the room it needs beyond the
+ * reservation of the payload's pages that it makes spare.  The last step
+ * of a hold that can fail (see rxmsg_spare()).
  */
-static struct sk_buff *rx_carve(struct sk_buff *skb, u32 off, u32 len)
+static bool rxmsg_take(struct mpdt_conn *c, struct mpdt_rxmsg *m,
+		       const struct mpdt_data *d, u32 cost)
 {
-	const struct skb_shared_info *sh = skb_shinfo(skb);
-	u32 pos = skb_headlen(skb), i, k = 0;
-	struct sk_buff *nskb;
+	u32 spare = rxmsg_spare(m, d->offset, d->payload_len);
 
-	if (off < pos || skb_zcopy(skb))
-		return NULL;
-	nskb = alloc_skb(0, GFP_ATOMIC | __GFP_NOWARN);
-	if (!nskb)
-		return NULL;
-	for (i = 0; i < sh->nr_frags && nskb->len < len; i++) {
-		const skb_frag_t *f = &sh->frags[i];
-		u32 size = skb_frag_size(f), skip, n;
-
-		if (pos + size <= off) {
-			pos += size;
-			continue;
-		}
-		skip = off > pos ? off - pos : 0;
-		n = min(size - skip, len - nskb->len);
-		if (k == MAX_SKB_FRAGS)
-			break;
-		skb_frag_ref(skb, i);
-		skb_add_rx_frag(nskb, k++, skb_frag_page(f),
-				skb_frag_off(f) + skip, n, n);
-		pos += size;
-	}
-	if (nskb->len < len) {
-		consume_skb(nskb);
-		return NULL;
-	}
-	return nskb;
+	if (cost > spare && rxmsg_room(c, cost - spare))
+		return false;
+	rxmsg_recharge(c, m, cost, spare);
+	return true;
 }
 
-/* Keeping an skb costs its truesize less the reservation it makes spare;
- * copying its payload, the payload.  An skb is kept when nobody else
- * holds it, when it costs at most twice its payload beyond the sk_buff
- * itself (a page-pool half page per 1400 bytes does; a small payload in
- * a large buffer does not), and when the socket and the peer's share
- * have room for what it adds to the message's charge.  One that lowers
- * the charge needs no room: it only takes the place of reserved pages.
- * What ties the skb to the device, route and namespace it came through
- * goes, as when a socket queues an skb: it may outlive them.
- */
-static bool rxmsg_hold(struct mpdt_conn *c, struct mpdt_rxmsg *m,
-		       const struct mpdt_data *d,
-		       const struct mpdt_rx_payload *p)
+static void rxpiece_free(struct mpdt_rxpiece *pc)
 {
-	struct sk_buff *skb;
-	struct mpdt_rx_cb *cb;
-	u32 spare;
-
-	if (p->burst)
-		skb = rx_carve(p->skb, p->off, d->payload_len);
+	if (pc->skb)
+		consume_skb(pc->skb);
 	else
-		skb = skb_shared(p->skb) ? NULL : skb_get(p->skb);
-	if (!skb)
+		put_page(pc->page);
+	kmem_cache_free(mpdt_rxpiece_cache, pc);
+}
+
+static bool rxmsg_pinned(const struct mpdt_rxmsg *m, const struct page *head)
+{
+	u32 i;
+
+	for (i = 0; i < MPDT_RX_PINNED; i++)
+		if (m->pinned[i] == head)
+			return true;
+	return false;
+}
+
+/* Charging a page of the burst's whole costs @head's size, unless @m or an
+ * earlier fragment of this packet (@pieces) already pinned it.
+ */
+static u32 rxmsg_pin_cost(const struct mpdt_rxmsg *m,
+			  const struct list_head *pieces, struct page *head)
+{
+	const struct mpdt_rxpiece *pc;
+
+	if (rxmsg_pinned(m, head))
+		return 0;
+	list_for_each_entry(pc, pieces, node)
+		if (compound_head(pc->page) == head)
+			return 0;
+	return page_size(head);
+}
+
+/* The pieces of a burst's packet, one per page fragment its payload
+ * touches, and what holding them costs; no page reference taken yet.
+ * False when some of the payload is in the linear head or a frag list,
+ * or when one of its pages is larger than the whole message.
+ */
+static bool rx_frag_pieces(const struct mpdt_rxmsg *m,
+			   const struct mpdt_rx_payload *p,
+			   const struct mpdt_data *d, struct list_head *pieces,
+			   u32 *cost)
+{
+	const struct skb_shared_info *sh = skb_shinfo(p->skb);
+	u32 pos = skb_headlen(p->skb), at = p->off;
+	u32 end = p->off + d->payload_len, i;
+
+	if (at < pos)
 		return false;
-	spare = rxmsg_spare(m, d->offset, d->payload_len);
-	if (skb->truesize > SKB_TRUESIZE(2 * d->payload_len) ||
-	    (skb->truesize > spare && rxmsg_room(c, skb->truesize - spare))) {
-		consume_skb(skb);
+	for (i = 0; i < sh->nr_frags && at < end; i++) {
+		const skb_frag_t *f = &sh->frags[i];
+		u32 size = skb_frag_size(f), skip = at - pos;
+		struct mpdt_rxpiece *pc;
+		struct page *head;
+		u32 pin;
+
+		pos += size;
+		if (pos <= at)
+			continue;
+		head = compound_head(skb_frag_page(f));
+		pin = rxmsg_pin_cost(m, pieces, head);
+		if (pin > m->ra.len)
+			return false;
+		pc = kmem_cache_zalloc(mpdt_rxpiece_cache,
+				       GFP_ATOMIC | __GFP_NOWARN);
+		if (!pc)
+			return false;
+		pc->page = skb_frag_page(f);
+		pc->off = skb_frag_off(f) + skip;
+		pc->msg_off = d->offset + (at - p->off);
+		pc->len = min(size - skip, end - at);
+		list_add_tail(&pc->node, pieces);
+		*cost += pin + kmem_cache_size(mpdt_rxpiece_cache);
+		at += pc->len;
+	}
+	return at == end;
+}
+
+/* A packet of a burst taken whole (input.c) is held by reference to the
+ * page fragments of its payload: a reference to the burst would keep all
+ * of it, head and every packet's fragments, for as long as any one of its
+ * packets is held.  What a fragment pins is not its bytes but the
+ * compound page behind it, 32 KiB of the sender's task_frag for a local
+ * MPDT or UDP sender: each page is charged whole, once per message while
+ * among the message's last MPDT_RX_PINNED, again if found after it left,
+ * so the charge never falls short of what is pinned.  A message smaller
+ * than one of its pages would be charged more than it brings, and a
+ * peer could pin a page per small message: those payloads are copied, as
+ * are payloads in the linear head or a frag list, from a zerocopy sender
+ * (pages the user may still write) or in page-pool pages.
+ */
+static bool rxmsg_hold_frags(struct mpdt_conn *c, struct mpdt_rxmsg *m,
+			     const struct mpdt_data *d,
+			     const struct mpdt_rx_payload *p)
+{
+	struct mpdt_rxpiece *pc, *next;
+	LIST_HEAD(pieces);
+	u32 cost = 0;
+
+	if (skb_zcopy(p->skb) || p->skb->pp_recycle ||
+	    !rx_frag_pieces(m, p, d, &pieces, &cost) ||
+	    !rxmsg_take(c, m, d, cost)) {
+		list_for_each_entry_safe(pc, next, &pieces, node)
+			kmem_cache_free(mpdt_rxpiece_cache, pc);
 		return false;
 	}
-	rxmsg_recharge(c, m, skb->truesize, spare);
+	list_for_each_entry(pc, &pieces, node) {
+		struct page *head = compound_head(pc->page);
+
+		get_page(pc->page);
+		if (!rxmsg_pinned(m, head))
+			m->pinned[m->pinned_next++ % MPDT_RX_PINNED] = head;
+	}
+	list_splice_tail(&pieces, &m->pieces);
+	return true;
+}
+
+/* A packet that came alone is held in its skb, which costs its truesize
+ * less the reservation it makes spare; copying its payload, the payload.
+ * It is held when nobody else holds it, when it costs at most twice its
+ * payload beyond the sk_buff itself (a page-pool half page per 1400
+ * bytes does; a small payload in a large buffer does not), and when the
+ * socket and the peer's share have room for what it adds to the
+ * message's charge.  One that lowers the charge needs no room: it only
+ * takes the place of reserved pages.  What ties the skb to the device,
+ * route and namespace it came through goes, as when a socket queues an
+ * skb: it may outlive them.
+ */
+static bool rxmsg_hold_skb(struct mpdt_conn *c, struct mpdt_rxmsg *m,
+			   const struct mpdt_data *d,
+			   const struct mpdt_rx_payload *p)
+{
+	u32 cost = p->skb->truesize + kmem_cache_size(mpdt_rxpiece_cache);
+	struct sk_buff *skb = p->skb;
+	struct mpdt_rxpiece *pc;
+
+	if (skb_shared(skb) || skb->truesize > SKB_TRUESIZE(2 * d->payload_len))
+		return false;
+	pc = kmem_cache_zalloc(mpdt_rxpiece_cache, GFP_ATOMIC | __GFP_NOWARN);
+	if (!pc)
+		return false;
+	if (!rxmsg_take(c, m, d, cost)) {
+		kmem_cache_free(mpdt_rxpiece_cache, pc);
+		return false;
+	}
 	skb_orphan(skb);
 	skb_dst_drop(skb);
 	skb_ext_reset(skb);
 	nf_reset_ct(skb);
 	skb->dev = NULL;
-	cb = MPDT_RX_CB(skb);
-	cb->msg_off = d->offset;
-	cb->skb_off = p->burst ? 0 : p->off;
-	cb->len = d->payload_len;
-	list_add_tail(&skb->list, &m->held);
+	pc->skb = skb_get(skb);
+	pc->off = p->off;
+	pc->msg_off = d->offset;
+	pc->len = d->payload_len;
+	list_add_tail(&pc->node, &m->pieces);
 	return true;
 }
 
@@ -315,7 +403,8 @@ int mpdt_rx_place(struct mpdt_eng *e, struct mpdt_reasm *ra,
 
 	if (p->skb->len < p->off + d->payload_len)
 		return -EPROTO;
-	if (rxmsg_hold(c, m, d, p))
+	if (p->burst ? rxmsg_hold_frags(c, m, d, p) :
+		       rxmsg_hold_skb(c, m, d, p))
 		return 0;
 	mpdt_stat_inc(c->msk->mn, MPDT_STAT_RX_COPIED);
 	return rxmsg_copy(m, d, p);
@@ -339,16 +428,14 @@ void mpdt_rx_deliver(struct mpdt_eng *e, struct mpdt_reasm *ra)
  */
 void mpdt_rxmsg_free(struct mpdt_sock *msk, struct mpdt_rxmsg *m)
 {
-	struct sk_buff *skb, *next;
+	struct mpdt_rxpiece *pc, *next;
 	u32 i;
 
 	for (i = 0; i < m->npages; i++)
 		if (m->pages[i])
 			__free_page(m->pages[i]);
-	list_for_each_entry_safe(skb, next, &m->held, list) {
-		skb_mark_not_on_list(skb);
-		consume_skb(skb);
-	}
+	list_for_each_entry_safe(pc, next, &m->pieces, node)
+		rxpiece_free(pc);
 	mpdt_rmem_release(msk, m->charged);
 	kfree(m->ra.segs);
 	kfree(m->pages);

@@ -339,38 +339,63 @@ static struct mpdt_rxmsg *pop_message(struct mpdt_sock *msk)
 	return m;
 }
 
-/* Bytes [@off, @end) of @m, copied into its pages on arrival.  Copied
- * again, not with copy_page_to_iter(): into a pipe that would lend the
- * page itself, as if from the page cache, and the pipe's reader would
- * find it truncated (no mapping) once the message is freed.
+/* @len bytes at @off in @page, which may be a compound page.  Copied,
+ * not lent with copy_page_to_iter(): into a pipe that would lend the page
+ * itself, as if from the page cache, and the pipe's reader would find it
+ * truncated (no mapping) once the message is freed.
  */
+static int copy_page_bytes(struct page *page, u32 off, u32 len,
+			   struct iov_iter *to)
+{
+	page = nth_page(page, off / PAGE_SIZE);
+	off %= PAGE_SIZE;
+	while (len) {
+		u32 n = min_t(u32, PAGE_SIZE - off, len);
+		size_t done;
+		void *va;
+
+		va = kmap_local_page(page);
+		done = copy_to_iter(va + off, n, to);
+		kunmap_local(va);
+		if (done != n)
+			return -EFAULT;
+		page = nth_page(page, 1);
+		off = 0;
+		len -= n;
+	}
+	return 0;
+}
+
+/* Bytes [@off, @end) of @m, copied into its pages on arrival. */
 static int copy_pages(struct mpdt_rxmsg *m, u32 off, u32 end,
 		      struct iov_iter *to)
 {
 	while (off < end) {
 		struct page *page = m->pages[off / PAGE_SIZE];
-		u32 poff = off % PAGE_SIZE;
-		u32 n = min_t(u32, PAGE_SIZE - poff, end - off);
-		size_t done;
-		void *va;
+		u32 n = min_t(u32, PAGE_SIZE - off % PAGE_SIZE, end - off);
 
 		if (WARN_ON_ONCE(!page))
 			return -EFAULT;
-		va = kmap_local_page(page);
-		done = copy_to_iter(va + poff, n, to);
-		kunmap_local(va);
-		if (done != n)
+		if (copy_page_bytes(page, off % PAGE_SIZE, n, to))
 			return -EFAULT;
 		off += n;
 	}
 	return 0;
 }
 
-static int held_after(void *priv, const struct list_head *a,
-		      const struct list_head *b)
+static int piece_after(void *priv, const struct list_head *a,
+		       const struct list_head *b)
 {
-	return MPDT_RX_CB(list_entry(a, struct sk_buff, list))->msg_off >
-	       MPDT_RX_CB(list_entry(b, struct sk_buff, list))->msg_off;
+	return list_entry(a, struct mpdt_rxpiece, node)->msg_off >
+	       list_entry(b, struct mpdt_rxpiece, node)->msg_off;
+}
+
+static int copy_piece(const struct mpdt_rxpiece *pc, u32 len,
+		      struct iov_iter *to)
+{
+	if (pc->skb)
+		return skb_copy_datagram_iter(pc->skb, pc->off, to, len);
+	return copy_page_bytes(pc->page, pc->off, len, to);
 }
 
 /* The first @len bytes of @m to the user, strictly in order: held
@@ -380,24 +405,20 @@ static int held_after(void *priv, const struct list_head *a,
  */
 static int copy_message(struct mpdt_rxmsg *m, struct msghdr *msg, u32 len)
 {
-	struct sk_buff *skb;
-	u32 off = 0, n;
+	struct mpdt_rxpiece *pc;
+	u32 off = 0;
 	int err;
 
-	list_sort(NULL, &m->held, held_after);
-	list_for_each_entry(skb, &m->held, list) {
-		const struct mpdt_rx_cb *cb = MPDT_RX_CB(skb);
-
-		if (cb->msg_off >= len)
+	list_sort(NULL, &m->pieces, piece_after);
+	list_for_each_entry(pc, &m->pieces, node) {
+		if (pc->msg_off >= len)
 			break;
-		err = copy_pages(m, off, cb->msg_off, &msg->msg_iter);
+		err = copy_pages(m, off, pc->msg_off, &msg->msg_iter);
 		if (err)
 			return err;
-		n = min(cb->len, len - cb->msg_off);
-		if (skb_copy_datagram_iter(skb, cb->skb_off, &msg->msg_iter,
-					   n))
+		off = min(pc->msg_off + pc->len, len);
+		if (copy_piece(pc, off - pc->msg_off, &msg->msg_iter))
 			return -EFAULT;
-		off = cb->msg_off + n;
 	}
 	return copy_pages(m, off, len, &msg->msg_iter);
 }

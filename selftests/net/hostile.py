@@ -1664,11 +1664,12 @@ def case_gso(env, c):
     last packet short, arrive intact; a packet naming another MPDT port
     (drop_no_socket) or another version (drop_bad_version) costs only
     itself; a burst whose first packet is too short is dropped whole,
-    every packet counted (drop_short).  And a DATA with a wrong UDP
-    checksum, which UDP now leaves to MPDT to check, is counted as UDP's
-    (Udp InCsumErrors) and never reaches MPDT."""
+    every packet counted (drop_short).  A message smaller than the
+    sender's pages is copied (rx_copied), a larger one held in them.  And a
+    DATA with a wrong UDP checksum, which UDP now leaves to MPDT to check,
+    is counted as UDP's (Udp InCsumErrors) and never reaches MPDT."""
     a = env.a
-    v = Victim("victim", a.ns_b, 7114, bufsize=65536)
+    v = Victim("victim", a.ns_b, 7114, bufsize=1 << 17)
     env.cleanups.append(v.close)
     x = Attacker(a.ns_a, ADDR_X)
     peer = {"sport": 24000, "dport": 7114, "nonce": env.rnd.getrandbits(32)}
@@ -1692,7 +1693,10 @@ def case_gso(env, c):
     c.eq("one burst of 4 DATA: taken whole", 1, delta(b1, b0, "rx_gso"))
     c.eq("one burst of 4 DATA: rx_packets", 4, delta(b1, b0, "rx_packets"))
     c.eq("one burst of 4 DATA: rx_data", 4, delta(b1, b0, "rx_data"))
-    c.le("one burst of 4 DATA: payloads copied (the short one at most)", 1,
+    # A burst's payloads would pin the sender's pages, each charged whole
+    # (a local sender's are 32 KiB): a message smaller than its page is
+    # copied, so that one small message per page pins nothing.
+    c.eq("one burst of 4 DATA: messages smaller than a page, copied", 4,
          delta(b1, b0, "rx_copied"))
 
     burst([data(4, 4, 0, 1400, body[4], **peer),
@@ -1746,10 +1750,21 @@ def case_gso(env, c):
     c.eq("checksums checked in software: rx_data", 3,
          delta(b5, b4, "rx_data"))
     c.eq("... Udp InCsumErrors", 1, snmp(a.ns_b, "Udp", "InCsumErrors") - u0)
-    wait_until(lambda: len(v.others) >= 7, 10)
+    # A message larger than its pages is held in them, not copied.
+    big, half = msg_bytes(10, 65536), 24
+    pkts = [data(10 + i, 10, o, len(big), big[o:o + PAYLOAD], **peer)
+            for i, o in enumerate(range(0, len(big), PAYLOAD))]
+    burst(pkts[:half], m.DATA_HLEN + PAYLOAD)
+    burst(pkts[half:], m.DATA_HLEN + PAYLOAD)
+    b6 = settle(b5, "rx_data", len(pkts))
+    c.eq("a 64 KiB message in 2 bursts: taken whole", 2,
+         delta(b6, b5, "rx_gso"))
+    c.eq("a 64 KiB message in 2 bursts: held, none copied", 0,
+         delta(b6, b5, "rx_copied"))
+    wait_until(lambda: len(v.others) >= 8, 10)
     c.eq("the messages, each intact and once",
          msg_sums([(1, 2800), (2, 1400), (3, 100), (4, 1400), (7, 1400),
-                   (8, 1400), (9, 1400)]),
+                   (8, 1400), (9, 1400), (10, 65536)]),
          sorted((ln, h) for _, _, ln, h in v.others))
 
 
