@@ -107,6 +107,8 @@ static int __init mpdt_init(void)
 
 	BUILD_BUG_ON(MPDT_MSG_MAX != MPDT_WIRE_MSG_MAX);
 	BUILD_BUG_ON(IPPROTO_MPDT >= IPPROTO_MAX);
+	BUILD_BUG_ON(sizeof(struct mpdt_rxpiece) >
+		     sizeof_field(struct sk_buff, cb));
 	err = mpdt_defaults_check();
 	if (err)
 		return err;

@@ -187,16 +187,20 @@ struct mpdt_rxmsg {
 	u32 pinned_next;
 };
 
-/* A held payload: @len bytes of the message at @msg_off, at @off in @skb
- * (a packet that came alone) or in @page (a fragment of a burst's packet).
+/* A held payload: @len bytes of the message at @msg_off, at @off in @page
+ * (a page fragment) or in @skb (a packet that came alone), in whose cb
+ * the piece then is.
  */
 struct mpdt_rxpiece {
 	struct list_head node;		/* mpdt_rxmsg.pieces */
-	struct sk_buff *skb;
-	struct page *page;
+	union {
+		struct page *page;
+		struct sk_buff *skb;
+	};
 	u32 off;
 	u32 msg_off;
 	u32 len;
+	bool in_skb;
 };
 
 /* One peer of a socket: the engine decides, this executes. */

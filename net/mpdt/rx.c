@@ -2,8 +2,9 @@
 /*
  * The receiving half's glue: memory for the messages the engine assembles
  * (admitted whole against SO_RCVBUF, the protocol's limits and the memory
- * cgroup), keeping each payload in the skb it arrived in (or copying it
- * into the message's pages where that would cost too much), and handing
+ * cgroup), holding each payload where it arrived, in the pages under its
+ * skb's fragments or in the skb (or copying it into the message's pages
+ * where holding would cost too much), and handing
  * complete messages to the socket, whose recvmsg() copies each byte once.
  * The engine (engine.c) decides what is accepted and acknowledged.
  * Everything here runs under msk->lock.
@@ -236,11 +237,64 @@ static bool rxmsg_take(struct mpdt_conn *c, struct mpdt_rxmsg *m,
 
 static void rxpiece_free(struct mpdt_rxpiece *pc)
 {
-	if (pc->skb)
-		consume_skb(pc->skb);
-	else
-		put_page(pc->page);
+	if (pc->in_skb) {
+		consume_skb(pc->skb);	/* and @pc, in its cb */
+		return;
+	}
+	put_page(pc->page);
 	kmem_cache_free(mpdt_rxpiece_cache, pc);
+}
+
+/* The page fragments of an skb under bytes [@at, @end), one at a time. */
+struct rx_frags {
+	const struct sk_buff *skb;
+	u32 i;		/* the next fragment */
+	u32 pos;	/* where it starts in the skb */
+	u32 at;		/* the next byte wanted */
+	u32 end;
+};
+
+static void rx_frags_init(struct rx_frags *it, const struct sk_buff *skb,
+			  u32 off, u32 len)
+{
+	it->skb = skb;
+	it->i = 0;
+	it->pos = skb_headlen(skb);
+	it->at = max(off, it->pos);
+	it->end = off + len;
+}
+
+/* The next fragment's part of the bytes: @len at @off in @page. */
+static bool rx_frags_next(struct rx_frags *it, struct page **page, u32 *off,
+			  u32 *len)
+{
+	const struct skb_shared_info *sh = skb_shinfo(it->skb);
+
+	while (it->at < it->end && it->i < sh->nr_frags) {
+		const skb_frag_t *f = &sh->frags[it->i++];
+		u32 start = it->pos;
+
+		it->pos += skb_frag_size(f);
+		if (it->pos <= it->at)
+			continue;
+		*page = skb_frag_page(f);
+		*off = skb_frag_off(f) + it->at - start;
+		*len = min(it->pos, it->end) - it->at;
+		it->at += *len;
+		return true;
+	}
+	return false;
+}
+
+/* Whether bytes [@off, @off + @len) of @skb are all in page fragments. */
+static bool rx_in_frags(const struct sk_buff *skb, u32 off, u32 len)
+{
+	const struct skb_shared_info *sh = skb_shinfo(skb);
+	u32 end = skb_headlen(skb), i;
+
+	for (i = 0; i < sh->nr_frags; i++)
+		end += skb_frag_size(&sh->frags[i]);
+	return off >= skb_headlen(skb) && off + len <= end;
 }
 
 static bool rxmsg_pinned(const struct mpdt_rxmsg *m, const struct page *head)
@@ -253,145 +307,159 @@ static bool rxmsg_pinned(const struct mpdt_rxmsg *m, const struct page *head)
 	return false;
 }
 
-/* Charging a page of the burst's whole costs @head's size, unless @m or an
- * earlier fragment of this packet (@pieces) already pinned it.
+/* What holding a payload, bytes [@off, @off + @len) of @skb, pins beyond
+ * what @m has charged: not the bytes of its page fragments but the
+ * compound pages behind them, 32 KiB of the task_frag of a sender on
+ * this host, each charged whole.  A page among the message's last
+ * MPDT_RX_PINNED was charged; one found again after it left them is
+ * charged again, so the charge never falls short of what is pinned.  A
+ * page-pool page's share is in the skb's truesize (the driver's count).
+ * U32_MAX when a page is larger than the whole message: the message
+ * would be charged more than it brings, and a peer could pin a page per
+ * small message.
  */
 static u32 rxmsg_pin_cost(const struct mpdt_rxmsg *m,
-			  const struct list_head *pieces, struct page *head)
+			  const struct sk_buff *skb, u32 off, u32 len)
 {
-	const struct mpdt_rxpiece *pc;
+	struct page *page, *prev = NULL;
+	struct rx_frags it;
+	u32 poff, n, cost = 0;
 
-	if (rxmsg_pinned(m, head))
+	if (skb->pp_recycle)
 		return 0;
-	list_for_each_entry(pc, pieces, node)
-		if (compound_head(pc->page) == head)
-			return 0;
-	return page_size(head);
-}
+	rx_frags_init(&it, skb, off, len);
+	while (rx_frags_next(&it, &page, &poff, &n)) {
+		struct page *head = compound_head(page);
 
-/* The pieces of a burst's packet, one per page fragment its payload
- * touches, and what holding them costs; no page reference taken yet.
- * False when some of the payload is in the linear head or a frag list,
- * or when one of its pages is larger than the whole message.
- */
-static bool rx_frag_pieces(const struct mpdt_rxmsg *m,
-			   const struct mpdt_rx_payload *p,
-			   const struct mpdt_data *d, struct list_head *pieces,
-			   u32 *cost)
-{
-	const struct skb_shared_info *sh = skb_shinfo(p->skb);
-	u32 pos = skb_headlen(p->skb), at = p->off;
-	u32 end = p->off + d->payload_len, i;
-
-	if (at < pos)
-		return false;
-	for (i = 0; i < sh->nr_frags && at < end; i++) {
-		const skb_frag_t *f = &sh->frags[i];
-		u32 size = skb_frag_size(f), skip = at - pos;
-		struct mpdt_rxpiece *pc;
-		struct page *head;
-		u32 pin;
-
-		pos += size;
-		if (pos <= at)
-			continue;
-		head = compound_head(skb_frag_page(f));
-		pin = rxmsg_pin_cost(m, pieces, head);
-		if (pin > m->ra.len)
-			return false;
-		pc = kmem_cache_zalloc(mpdt_rxpiece_cache,
-				       GFP_ATOMIC | __GFP_NOWARN);
-		if (!pc)
-			return false;
-		pc->page = skb_frag_page(f);
-		pc->off = skb_frag_off(f) + skip;
-		pc->msg_off = d->offset + (at - p->off);
-		pc->len = min(size - skip, end - at);
-		list_add_tail(&pc->node, pieces);
-		*cost += pin + kmem_cache_size(mpdt_rxpiece_cache);
-		at += pc->len;
+		if (head != prev && !rxmsg_pinned(m, head)) {
+			if (page_size(head) > m->ra.len)
+				return U32_MAX;
+			cost += page_size(head);
+		}
+		prev = head;
 	}
-	return at == end;
+	return cost;
 }
 
-/* A packet of a burst taken whole (input.c) is held by reference to the
- * page fragments of its payload: a reference to the burst would keep all
- * of it, head and every packet's fragments, for as long as any one of its
- * packets is held.  What a fragment pins is not its bytes but the
- * compound page behind it, 32 KiB of the sender's task_frag for a local
- * MPDT or UDP sender: each page is charged whole, once per message while
- * among the message's last MPDT_RX_PINNED, again if found after it left,
- * so the charge never falls short of what is pinned.  A message smaller
- * than one of its pages would be charged more than it brings, and a
- * peer could pin a page per small message: those payloads are copied, as
- * are payloads in the linear head or a frag list, from a zerocopy sender
- * (pages the user may still write) or in page-pool pages.
+/* Remembers the pages rxmsg_pin_cost() charged. */
+static void rxmsg_pin(struct mpdt_rxmsg *m, const struct sk_buff *skb,
+		      u32 off, u32 len)
+{
+	struct rx_frags it;
+	struct page *page;
+	u32 poff, n;
+
+	BUILD_BUG_ON_NOT_POWER_OF_2(MPDT_RX_PINNED);
+	if (skb->pp_recycle)
+		return;
+	rx_frags_init(&it, skb, off, len);
+	while (rx_frags_next(&it, &page, &poff, &n)) {
+		struct page *head = compound_head(page);
+
+		if (!rxmsg_pinned(m, head))
+			m->pinned[m->pinned_next++ % MPDT_RX_PINNED] = head;
+	}
+}
+
+/* A payload all in page fragments is held by reference to their pages,
+ * a piece per fragment, and the skb goes: a reference to it would keep
+ * the rest of it, and a burst's (input.c) every other packet, for as
+ * long as this one is held.
  */
 static bool rxmsg_hold_frags(struct mpdt_conn *c, struct mpdt_rxmsg *m,
 			     const struct mpdt_data *d,
 			     const struct mpdt_rx_payload *p)
 {
+	u32 pin = rxmsg_pin_cost(m, p->skb, p->off, d->payload_len);
 	struct mpdt_rxpiece *pc, *next;
+	u32 cost = 0, poff, n;
+	struct rx_frags it;
+	struct page *page;
 	LIST_HEAD(pieces);
-	u32 cost = 0;
 
-	if (skb_zcopy(p->skb) || p->skb->pp_recycle ||
-	    !rx_frag_pieces(m, p, d, &pieces, &cost) ||
-	    !rxmsg_take(c, m, d, cost)) {
-		list_for_each_entry_safe(pc, next, &pieces, node)
-			kmem_cache_free(mpdt_rxpiece_cache, pc);
+	if (pin == U32_MAX)
 		return false;
+	rx_frags_init(&it, p->skb, p->off, d->payload_len);
+	while (rx_frags_next(&it, &page, &poff, &n)) {
+		pc = kmem_cache_alloc(mpdt_rxpiece_cache,
+				      GFP_ATOMIC | __GFP_NOWARN);
+		if (!pc)
+			goto fail;
+		pc->page = page;
+		pc->in_skb = false;
+		pc->off = poff;
+		pc->msg_off = d->offset + (it.at - n - p->off);
+		pc->len = n;
+		list_add_tail(&pc->node, &pieces);
+		cost += sizeof(*pc);
 	}
-	list_for_each_entry(pc, &pieces, node) {
-		struct page *head = compound_head(pc->page);
-
+	if (!rxmsg_take(c, m, d, pin + cost))
+		goto fail;
+	rxmsg_pin(m, p->skb, p->off, d->payload_len);
+	list_for_each_entry(pc, &pieces, node)
 		get_page(pc->page);
-		if (!rxmsg_pinned(m, head))
-			m->pinned[m->pinned_next++ % MPDT_RX_PINNED] = head;
-	}
 	list_splice_tail(&pieces, &m->pieces);
 	return true;
+fail:
+	list_for_each_entry_safe(pc, next, &pieces, node)
+		kmem_cache_free(mpdt_rxpiece_cache, pc);
+	return false;
 }
 
-/* A packet that came alone is held in its skb, which costs its truesize
- * less the reservation it makes spare; copying its payload, the payload.
- * It is held when nobody else holds it, when it costs at most twice its
- * payload beyond the sk_buff itself (a page-pool half page per 1400
- * bytes does; a small payload in a large buffer does not), and when the
- * socket and the peer's share have room for what it adds to the
- * message's charge.  One that lowers the charge needs no room: it only
- * takes the place of reserved pages.  What ties the skb to the device,
- * route and namespace it came through goes, as when a socket queues an
- * skb: it may outlive them.
+/* Any other payload of a packet that came alone is held in its skb (the
+ * piece in its cb), which costs its truesize and the pages under its
+ * fragments less the reservation it makes spare; copying its payload,
+ * the payload.  It is held when nobody else holds it, when its truesize
+ * is at most twice its payload beyond the sk_buff itself (a page-pool
+ * half page per 1400 bytes is; a small payload in a large buffer is
+ * not), and when the socket and the peer's share have room for what it
+ * adds to the message's charge.  One that lowers the charge needs no
+ * room: it only takes the place of reserved pages.  What ties the skb to
+ * the device, route and namespace it came through goes, as when a
+ * socket queues an skb: it may outlive them.
  */
 static bool rxmsg_hold_skb(struct mpdt_conn *c, struct mpdt_rxmsg *m,
 			   const struct mpdt_data *d,
 			   const struct mpdt_rx_payload *p)
 {
-	u32 cost = p->skb->truesize + kmem_cache_size(mpdt_rxpiece_cache);
 	struct sk_buff *skb = p->skb;
-	struct mpdt_rxpiece *pc;
+	struct mpdt_rxpiece *pc = (struct mpdt_rxpiece *)skb->cb;
+	u32 pin;
 
 	if (skb_shared(skb) || skb->truesize > SKB_TRUESIZE(2 * d->payload_len))
 		return false;
-	pc = kmem_cache_zalloc(mpdt_rxpiece_cache, GFP_ATOMIC | __GFP_NOWARN);
-	if (!pc)
+	pin = rxmsg_pin_cost(m, skb, p->off, d->payload_len);
+	if (pin == U32_MAX || !rxmsg_take(c, m, d, skb->truesize + pin))
 		return false;
-	if (!rxmsg_take(c, m, d, cost)) {
-		kmem_cache_free(mpdt_rxpiece_cache, pc);
-		return false;
-	}
+	rxmsg_pin(m, skb, p->off, d->payload_len);
 	skb_orphan(skb);
 	skb_dst_drop(skb);
 	skb_ext_reset(skb);
 	nf_reset_ct(skb);
 	skb->dev = NULL;
 	pc->skb = skb_get(skb);
+	pc->in_skb = true;
 	pc->off = p->off;
 	pc->msg_off = d->offset;
 	pc->len = d->payload_len;
 	list_add_tail(&pc->node, &m->pieces);
 	return true;
+}
+
+/* A payload all in page fragments, except from a zerocopy sender (the
+ * pages are the user's, which may change them) or in page-pool pages
+ * (which the pool must get back), is held in its pages; another of a
+ * packet that came alone, in its skb; a burst's other payloads are
+ * copied.
+ */
+static bool rxmsg_hold(struct mpdt_conn *c, struct mpdt_rxmsg *m,
+		       const struct mpdt_data *d,
+		       const struct mpdt_rx_payload *p)
+{
+	if (rx_in_frags(p->skb, p->off, d->payload_len) &&
+	    !skb_zcopy(p->skb) && !p->skb->pp_recycle)
+		return rxmsg_hold_frags(c, m, d, p);
+	return !p->burst && rxmsg_hold_skb(c, m, d, p);
 }
 
 int mpdt_rx_place(struct mpdt_eng *e, struct mpdt_reasm *ra,
@@ -403,8 +471,7 @@ int mpdt_rx_place(struct mpdt_eng *e, struct mpdt_reasm *ra,
 
 	if (p->skb->len < p->off + d->payload_len)
 		return -EPROTO;
-	if (p->burst ? rxmsg_hold_frags(c, m, d, p) :
-		       rxmsg_hold_skb(c, m, d, p))
+	if (rxmsg_hold(c, m, d, p))
 		return 0;
 	mpdt_stat_inc(c->msk->mn, MPDT_STAT_RX_COPIED);
 	return rxmsg_copy(m, d, p);

@@ -393,7 +393,7 @@ static int piece_after(void *priv, const struct list_head *a,
 static int copy_piece(const struct mpdt_rxpiece *pc, u32 len,
 		      struct iov_iter *to)
 {
-	if (pc->skb)
+	if (pc->in_skb)
 		return skb_copy_datagram_iter(pc->skb, pc->off, to, len);
 	return copy_page_bytes(pc->page, pc->off, len, to);
 }

@@ -10,11 +10,10 @@
 # burst (a packet's payload and a full burst of 16, each +-1, up to the
 # largest message) arrive intact, bursts were sent (tx_gso) and received
 # whole (rx_gso, at most as many), and the veth carried fewer skbs than
-# packets.  Payloads stay in the sender's pages or skbs they arrived in:
-# a burst's pages are charged whole, so a message smaller than its page
-# (32 KiB, the sender's task_frag) is copied on arrival (rx_copied), as
-# is a lone packet's payload whose skb costs more than twice it; of the
-# edge sizes, at most the packets of those below 32 KiB.
+# packets.  Payloads stay in the sender's pages they arrived in, each
+# page charged whole, so a message smaller than its page (32 KiB, the
+# sender's task_frag) is copied on arrival (rx_copied), in bursts or
+# alone: of the edge sizes, at most the packets of those below 32 KiB.
 # Messages a quarter of the default SO_RCVBUF (half a peer's share of
 # it) are held whole as well, none copied: that fits only because the
 # reservation of a page goes back as held payloads complete it (rx.c);

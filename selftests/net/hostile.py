@@ -61,6 +61,7 @@ SO_SNDBUFFORCE = 32
 SO_RCVBUFFORCE = 33
 UDP_NO_CHECK6_TX = 101
 UDP_SEGMENT = 103
+SO_MEMINFO = 55
 SO_BINDTODEVICE = 25
 
 PORT = m.MPDT_UDP_PORT
@@ -1696,7 +1697,8 @@ def case_gso(env, c):
     # A burst's payloads would pin the sender's pages, each charged whole
     # (a local sender's are 32 KiB): a message smaller than its page is
     # copied, so that one small message per page pins nothing.
-    c.eq("one burst of 4 DATA: messages smaller than a page, copied", 4,
+    c.eq("one burst of 4 DATA: payloads of messages smaller than a page, "
+         "copied", 4,
          delta(b1, b0, "rx_copied"))
 
     burst([data(4, 4, 0, 1400, body[4], **peer),
@@ -1766,6 +1768,45 @@ def case_gso(env, c):
          msg_sums([(1, 2800), (2, 1400), (3, 100), (4, 1400), (7, 1400),
                    (8, 1400), (9, 1400), (10, 65536)]),
          sorted((ln, h) for _, _, ln, h in v.others))
+
+    # What a held payload pins is the sender's page behind it: with junk
+    # through the same task in between, each DATA lands on a page of its
+    # own, and each (alone or in a burst) adds at least a 4 KiB page to the
+    # charge (32 KiB unless the sender fell back to order-0 pages).  The
+    # payloads are far apart, so none completes a page of the message's
+    # reservation and makes it spare.
+    w = Victim("pinned", a.ns_b, 7115, reader=False)
+    env.cleanups.append(w.close)
+    junk = Attacker(a.ns_a, ADDR_X)
+    junk.s.setsockopt(socket.IPPROTO_UDP, UDP_SEGMENT, PAYLOAD)
+    pinned = dict(peer, dport=7115)
+    big = msg_bytes(11, 1 << 17)
+    offs = [i * 8 * PAYLOAD for i in range(8)]
+    pkts = [data(100 + i, 11, o, len(big), big[o:o + PAYLOAD], **pinned)
+            for i, o in enumerate(offs)]
+    sends = [pkts[0:1], pkts[1:2], pkts[2:3], pkts[3:4], pkts[4:6], pkts[6:8]]
+
+    def rmem():
+        return struct.unpack("9I", w.s.getsockopt(socket.SOL_SOCKET,
+                                                  SO_MEMINFO, 36))[0]
+
+    p0 = stats(a.ns_b)
+    charged = []
+    for part in sends:
+        b7 = stats(a.ns_b)
+        # A lone packet's payload is paged too: gso_size is set.
+        burst(part, m.DATA_HLEN + PAYLOAD)
+        junk.s.sendto(b"\0" * (32768 - sum(map(len, part))), (ADDR_B, 9))
+        settle(b7, "rx_data", len(part))
+        prev = charged[-1] if charged else 0
+        wait_until(lambda: rmem() >= prev + 4096, 5)
+        charged.append(rmem())
+    steps = [y - x for x, y in zip(charged, charged[1:])]
+    log("pinned: SO_MEMINFO rmem_alloc %s" % charged)
+    c.eq("payloads on pages of their own: held, none copied", 0,
+         delta(stats(a.ns_b), p0, "rx_copied"))
+    c.ge("... each lone packet and burst after the first charges >= 4 KiB",
+         4096, min(steps))
 
 
 CASES = {
