@@ -245,9 +245,12 @@ static void rxpiece_free(struct mpdt_rxpiece *pc)
 	kmem_cache_free(mpdt_rxpiece_cache, pc);
 }
 
-/* The page fragments of an skb under bytes [@at, @end), one at a time. */
+/* The pages under bytes [@at, @end) of an skb's page fragments, one at a
+ * time, after the page of its head (@head) when that is wanted too.
+ */
 struct rx_frags {
 	const struct sk_buff *skb;
+	struct page *head;
 	u32 i;		/* the next fragment */
 	u32 pos;	/* where it starts in the skb */
 	u32 at;		/* the next byte wanted */
@@ -258,18 +261,36 @@ static void rx_frags_init(struct rx_frags *it, const struct sk_buff *skb,
 			  u32 off, u32 len)
 {
 	it->skb = skb;
+	it->head = NULL;
 	it->i = 0;
 	it->pos = skb_headlen(skb);
 	it->at = max(off, it->pos);
 	it->end = off + len;
 }
 
-/* The next fragment's part of the bytes: @len at @off in @page. */
+/* Every page that keeping the whole of @skb (no frag list) pins. */
+static void rx_frags_init_skb(struct rx_frags *it, const struct sk_buff *skb)
+{
+	rx_frags_init(it, skb, 0, skb->len);
+	if (skb->head_frag)
+		it->head = virt_to_head_page(skb->head);
+}
+
+/* The next fragment's part of the bytes: @len at @off in @page (0 and 0
+ * for the head's page).
+ */
 static bool rx_frags_next(struct rx_frags *it, struct page **page, u32 *off,
 			  u32 *len)
 {
 	const struct skb_shared_info *sh = skb_shinfo(it->skb);
 
+	if (it->head) {
+		*page = it->head;
+		*off = 0;
+		*len = 0;
+		it->head = NULL;
+		return true;
+	}
 	while (it->at < it->end && it->i < sh->nr_frags) {
 		const skb_frag_t *f = &sh->frags[it->i++];
 		u32 start = it->pos;
@@ -307,27 +328,26 @@ static bool rxmsg_pinned(const struct mpdt_rxmsg *m, const struct page *head)
 	return false;
 }
 
-/* What holding a payload, bytes [@off, @off + @len) of @skb, pins beyond
- * what @m has charged: not the bytes of its page fragments but the
- * compound pages behind them, 32 KiB of the task_frag of a sender on
- * this host, each charged whole.  A page among the message's last
- * MPDT_RX_PINNED was charged; one found again after it left them is
- * charged again, so the charge never falls short of what is pinned.  A
- * page-pool page's share is in the skb's truesize (the driver's count).
- * U32_MAX when a page is larger than the whole message: the message
- * would be charged more than it brings, and a peer could pin a page per
- * small message.
+/* What holding the pages @start walks pins beyond what @m has charged:
+ * not the bytes an skb's truesize counts but the compound pages behind
+ * them, 32 KiB of the task_frag of a sender on this host or of a
+ * driver's page_frag cache, each charged whole.  A page among the
+ * message's last MPDT_RX_PINNED was charged; one found again after it
+ * left them is charged again, so the charge never falls short of what
+ * is pinned.  A page-pool page's share is in the skb's truesize (the
+ * driver's count).  U32_MAX when a page is larger than the whole
+ * message: the message would be charged more than it brings, and a peer
+ * could pin a page per small message.
  */
 static u32 rxmsg_pin_cost(const struct mpdt_rxmsg *m,
-			  const struct sk_buff *skb, u32 off, u32 len)
+			  const struct rx_frags *start)
 {
+	struct rx_frags it = *start;
 	struct page *page, *prev = NULL;
-	struct rx_frags it;
 	u32 poff, n, cost = 0;
 
-	if (skb->pp_recycle)
+	if (it.skb->pp_recycle)
 		return 0;
-	rx_frags_init(&it, skb, off, len);
 	while (rx_frags_next(&it, &page, &poff, &n)) {
 		struct page *head = compound_head(page);
 
@@ -341,18 +361,18 @@ static u32 rxmsg_pin_cost(const struct mpdt_rxmsg *m,
 	return cost;
 }
 
-/* Remembers the pages rxmsg_pin_cost() charged. */
-static void rxmsg_pin(struct mpdt_rxmsg *m, const struct sk_buff *skb,
-		      u32 off, u32 len)
+/* Remembers the pages rxmsg_pin_cost() charged.  The ring holds no
+ * references: the message's pieces keep every page in it.
+ */
+static void rxmsg_pin(struct mpdt_rxmsg *m, const struct rx_frags *start)
 {
-	struct rx_frags it;
+	struct rx_frags it = *start;
 	struct page *page;
 	u32 poff, n;
 
 	BUILD_BUG_ON_NOT_POWER_OF_2(MPDT_RX_PINNED);
-	if (skb->pp_recycle)
+	if (it.skb->pp_recycle)
 		return;
-	rx_frags_init(&it, skb, off, len);
 	while (rx_frags_next(&it, &page, &poff, &n)) {
 		struct page *head = compound_head(page);
 
@@ -370,16 +390,17 @@ static bool rxmsg_hold_frags(struct mpdt_conn *c, struct mpdt_rxmsg *m,
 			     const struct mpdt_data *d,
 			     const struct mpdt_rx_payload *p)
 {
-	u32 pin = rxmsg_pin_cost(m, p->skb, p->off, d->payload_len);
 	struct mpdt_rxpiece *pc, *next;
-	u32 cost = 0, poff, n;
-	struct rx_frags it;
+	struct rx_frags frags, it;
+	u32 pin, cost = 0, poff, n;
 	struct page *page;
 	LIST_HEAD(pieces);
 
+	rx_frags_init(&frags, p->skb, p->off, d->payload_len);
+	pin = rxmsg_pin_cost(m, &frags);
 	if (pin == U32_MAX)
 		return false;
-	rx_frags_init(&it, p->skb, p->off, d->payload_len);
+	it = frags;
 	while (rx_frags_next(&it, &page, &poff, &n)) {
 		pc = kmem_cache_alloc(mpdt_rxpiece_cache,
 				      GFP_ATOMIC | __GFP_NOWARN);
@@ -395,7 +416,7 @@ static bool rxmsg_hold_frags(struct mpdt_conn *c, struct mpdt_rxmsg *m,
 	}
 	if (!rxmsg_take(c, m, d, pin + cost))
 		goto fail;
-	rxmsg_pin(m, p->skb, p->off, d->payload_len);
+	rxmsg_pin(m, &frags);
 	list_for_each_entry(pc, &pieces, node)
 		get_page(pc->page);
 	list_splice_tail(&pieces, &m->pieces);
@@ -407,9 +428,10 @@ fail:
 }
 
 /* Any other payload of a packet that came alone is held in its skb (the
- * piece in its cb), which costs its truesize and the pages under its
- * fragments less the reservation it makes spare; copying its payload,
- * the payload.  It is held when nobody else holds it, when its truesize
+ * piece in its cb), which costs its truesize and the pages of its head
+ * and fragments less the reservation it makes spare; copying its
+ * payload, the payload.  It is held when nobody else holds it, when it
+ * has no frag list (IP reassembly's, copied), when its truesize
  * is at most twice its payload beyond the sk_buff itself (a page-pool
  * half page per 1400 bytes is; a small payload in a large buffer is
  * not), and when the socket and the peer's share have room for what it
@@ -424,14 +446,17 @@ static bool rxmsg_hold_skb(struct mpdt_conn *c, struct mpdt_rxmsg *m,
 {
 	struct sk_buff *skb = p->skb;
 	struct mpdt_rxpiece *pc = (struct mpdt_rxpiece *)skb->cb;
+	struct rx_frags frags;
 	u32 pin;
 
-	if (skb_shared(skb) || skb->truesize > SKB_TRUESIZE(2 * d->payload_len))
+	if (skb_shared(skb) || skb_has_frag_list(skb) ||
+	    skb->truesize > SKB_TRUESIZE(2 * d->payload_len))
 		return false;
-	pin = rxmsg_pin_cost(m, skb, p->off, d->payload_len);
+	rx_frags_init_skb(&frags, skb);
+	pin = rxmsg_pin_cost(m, &frags);
 	if (pin == U32_MAX || !rxmsg_take(c, m, d, skb->truesize + pin))
 		return false;
-	rxmsg_pin(m, skb, p->off, d->payload_len);
+	rxmsg_pin(m, &frags);
 	skb_orphan(skb);
 	skb_dst_drop(skb);
 	skb_ext_reset(skb);
@@ -446,18 +471,19 @@ static bool rxmsg_hold_skb(struct mpdt_conn *c, struct mpdt_rxmsg *m,
 	return true;
 }
 
-/* A payload all in page fragments, except from a zerocopy sender (the
- * pages are the user's, which may change them) or in page-pool pages
- * (which the pool must get back), is held in its pages; another of a
- * packet that came alone, in its skb; a burst's other payloads are
- * copied.
+/* A payload all in page fragments, except in page-pool pages (which
+ * the pool must get back), is held in its pages; another of a packet
+ * that came alone, in its skb; a burst's other payloads are copied.  A
+ * zerocopy sender's pages were copied before delivery
+ * (skb_orphan_frags_rx()); pages spliced from a file or a pipe are held
+ * like any other: only the sender can change them, as over TCP.
  */
 static bool rxmsg_hold(struct mpdt_conn *c, struct mpdt_rxmsg *m,
 		       const struct mpdt_data *d,
 		       const struct mpdt_rx_payload *p)
 {
 	if (rx_in_frags(p->skb, p->off, d->payload_len) &&
-	    !skb_zcopy(p->skb) && !p->skb->pp_recycle)
+	    !p->skb->pp_recycle)
 		return rxmsg_hold_frags(c, m, d, p);
 	return !p->burst && rxmsg_hold_skb(c, m, d, p);
 }
