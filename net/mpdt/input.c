@@ -79,9 +79,9 @@ static bool to_this_host(const struct sk_buff *skb)
  * times (mpdt_eng_quiet_ns(): 2 s by default): the time of the last tick,
  * at most one behind, serves them without reading the clocksource for
  * every packet (TCP reads the clock once per GSO skb, which over a
- * network holds one packet of ours).  SACKs and NACKs time RTTs and timers, and so
- * read it; so does every packet when a quiet time as short as a few
- * ticks was configured.
+ * network holds one packet of ours).  SACKs and NACKs time RTTs and
+ * timers, and so read it; so does every packet when a quiet time as short
+ * as a few ticks was configured.
  */
 static u64 rcv_clock(const struct mpdt_net *mn, u8 type)
 {

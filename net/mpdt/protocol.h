@@ -316,8 +316,8 @@ void mpdt_rx_deliver(struct mpdt_eng *e, struct mpdt_reasm *ra);
 void mpdt_rx_forget(struct mpdt_eng *e);
 
 /* The DATA payload handed to the engine, for mpdt_rx_place(), which may
- * keep @skb, or when @burst (one of several packets of @skb) an skb of
- * the packet's own.
+ * hold the pages under its fragments, or @skb itself unless @burst (one
+ * of several packets of @skb).
  */
 struct mpdt_rx_payload {
 	struct sk_buff *skb;

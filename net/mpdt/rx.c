@@ -4,8 +4,8 @@
  * (admitted whole against SO_RCVBUF, the protocol's limits and the memory
  * cgroup), holding each payload where it arrived, in the pages under its
  * skb's fragments or in the skb (or copying it into the message's pages
- * where holding would cost too much), and handing
- * complete messages to the socket, whose recvmsg() copies each byte once.
+ * where holding would cost too much), and handing complete messages to
+ * the socket, whose recvmsg() copies each byte once.
  * The engine (engine.c) decides what is accepted and acknowledged.
  * Everything here runs under msk->lock.
  */
@@ -328,6 +328,13 @@ static bool rxmsg_pinned(const struct mpdt_rxmsg *m, const struct page *head)
 	return false;
 }
 
+/* The pages a hold would charge and their size (rxmsg_pin_cost()). */
+struct rx_pins {
+	struct page *heads[MAX_SKB_FRAGS + 1];	/* the fragments and a head */
+	u32 n;
+	u32 cost;
+};
+
 /* What holding the pages @start walks pins beyond what @m has charged:
  * not the bytes an skb's truesize counts but the compound pages behind
  * them, 32 KiB of the task_frag of a sender on this host or of a
@@ -335,50 +342,47 @@ static bool rxmsg_pinned(const struct mpdt_rxmsg *m, const struct page *head)
  * message's last MPDT_RX_PINNED was charged; one found again after it
  * left them is charged again, so the charge never falls short of what
  * is pinned.  A page-pool page's share is in the skb's truesize (the
- * driver's count).  U32_MAX when a page is larger than the whole
- * message: the message would be charged more than it brings, and a peer
- * could pin a page per small message.
+ * driver's count).  False when a page is larger than the whole message:
+ * the message would be charged more than it brings, and a peer could pin
+ * a page per small message.
  */
-static u32 rxmsg_pin_cost(const struct mpdt_rxmsg *m,
-			  const struct rx_frags *start)
+static bool rxmsg_pin_cost(const struct mpdt_rxmsg *m,
+			   const struct rx_frags *start, struct rx_pins *pins)
 {
 	struct rx_frags it = *start;
 	struct page *page, *prev = NULL;
-	u32 poff, n, cost = 0;
+	u32 poff, n;
 
+	pins->n = 0;
+	pins->cost = 0;
 	if (it.skb->pp_recycle)
-		return 0;
+		return true;
 	while (rx_frags_next(&it, &page, &poff, &n)) {
 		struct page *head = compound_head(page);
 
 		if (head != prev && !rxmsg_pinned(m, head)) {
 			if (page_size(head) > m->ra.len)
-				return U32_MAX;
-			cost += page_size(head);
+				return false;
+			pins->heads[pins->n++] = head;
+			pins->cost += page_size(head);
 		}
 		prev = head;
 	}
-	return cost;
+	return true;
 }
 
 /* Remembers the pages rxmsg_pin_cost() charged.  The ring holds no
  * references: the message's pieces keep every page in it.
  */
-static void rxmsg_pin(struct mpdt_rxmsg *m, const struct rx_frags *start)
+static void rxmsg_pin(struct mpdt_rxmsg *m, const struct rx_pins *pins)
 {
-	struct rx_frags it = *start;
-	struct page *page;
-	u32 poff, n;
+	u32 i;
 
 	BUILD_BUG_ON_NOT_POWER_OF_2(MPDT_RX_PINNED);
-	if (it.skb->pp_recycle)
-		return;
-	while (rx_frags_next(&it, &page, &poff, &n)) {
-		struct page *head = compound_head(page);
-
-		if (!rxmsg_pinned(m, head))
-			m->pinned[m->pinned_next++ % MPDT_RX_PINNED] = head;
-	}
+	for (i = 0; i < pins->n; i++)
+		if (!rxmsg_pinned(m, pins->heads[i]))
+			m->pinned[m->pinned_next++ % MPDT_RX_PINNED] =
+				pins->heads[i];
 }
 
 /* A payload all in page fragments is held by reference to their pages,
@@ -391,16 +395,15 @@ static bool rxmsg_hold_frags(struct mpdt_conn *c, struct mpdt_rxmsg *m,
 			     const struct mpdt_rx_payload *p)
 {
 	struct mpdt_rxpiece *pc, *next;
-	struct rx_frags frags, it;
-	u32 pin, cost = 0, poff, n;
+	u32 cost = 0, poff, n;
+	struct rx_pins pins;
+	struct rx_frags it;
 	struct page *page;
 	LIST_HEAD(pieces);
 
-	rx_frags_init(&frags, p->skb, p->off, d->payload_len);
-	pin = rxmsg_pin_cost(m, &frags);
-	if (pin == U32_MAX)
+	rx_frags_init(&it, p->skb, p->off, d->payload_len);
+	if (!rxmsg_pin_cost(m, &it, &pins))
 		return false;
-	it = frags;
 	while (rx_frags_next(&it, &page, &poff, &n)) {
 		pc = kmem_cache_alloc(mpdt_rxpiece_cache,
 				      GFP_ATOMIC | __GFP_NOWARN);
@@ -414,9 +417,9 @@ static bool rxmsg_hold_frags(struct mpdt_conn *c, struct mpdt_rxmsg *m,
 		list_add_tail(&pc->node, &pieces);
 		cost += sizeof(*pc);
 	}
-	if (!rxmsg_take(c, m, d, pin + cost))
+	if (!rxmsg_take(c, m, d, pins.cost + cost))
 		goto fail;
-	rxmsg_pin(m, &frags);
+	rxmsg_pin(m, &pins);
 	list_for_each_entry(pc, &pieces, node)
 		get_page(pc->page);
 	list_splice_tail(&pieces, &m->pieces);
@@ -431,11 +434,11 @@ fail:
  * piece in its cb), which costs its truesize and the pages of its head
  * and fragments less the reservation it makes spare; copying its
  * payload, the payload.  It is held when nobody else holds it, when it
- * has no frag list (IP reassembly's, copied), when its truesize
- * is at most twice its payload beyond the sk_buff itself (a page-pool
- * half page per 1400 bytes is; a small payload in a large buffer is
- * not), and when the socket and the peer's share have room for what it
- * adds to the message's charge.  One that lowers the charge needs no
+ * has no frag list (IP reassembly's, copied), when its truesize is at
+ * most twice its payload beyond the sk_buff itself (a page-pool half
+ * page per 1400 bytes is; a small payload in a large buffer is not), and
+ * when the socket and the peer's share have room for what it adds to the
+ * message's charge.  One that lowers the charge needs no
  * room: it only takes the place of reserved pages.  What ties the skb to
  * the device, route and namespace it came through goes, as when a
  * socket queues an skb: it may outlive them.
@@ -447,16 +450,16 @@ static bool rxmsg_hold_skb(struct mpdt_conn *c, struct mpdt_rxmsg *m,
 	struct sk_buff *skb = p->skb;
 	struct mpdt_rxpiece *pc = (struct mpdt_rxpiece *)skb->cb;
 	struct rx_frags frags;
-	u32 pin;
+	struct rx_pins pins;
 
 	if (skb_shared(skb) || skb_has_frag_list(skb) ||
 	    skb->truesize > SKB_TRUESIZE(2 * d->payload_len))
 		return false;
 	rx_frags_init_skb(&frags, skb);
-	pin = rxmsg_pin_cost(m, &frags);
-	if (pin == U32_MAX || !rxmsg_take(c, m, d, skb->truesize + pin))
+	if (!rxmsg_pin_cost(m, &frags, &pins) ||
+	    !rxmsg_take(c, m, d, skb->truesize + pins.cost))
 		return false;
-	rxmsg_pin(m, &frags);
+	rxmsg_pin(m, &pins);
 	skb_orphan(skb);
 	skb_dst_drop(skb);
 	skb_ext_reset(skb);
