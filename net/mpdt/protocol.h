@@ -180,6 +180,7 @@ struct mpdt_rxmsg {
 	struct list_head node;		/* msk->rx_ready once complete */
 	u32 npages;
 	u32 charged;			/* bytes of sk_rmem_alloc */
+	u32 admitted;			/* its reservation (rxmsg_room()) */
 	struct mpdt_addr from;
 	struct page **pages;
 	struct list_head pieces;

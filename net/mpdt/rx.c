@@ -55,13 +55,14 @@ static u32 rxmsg_truesize(const struct mpdt_data *d)
 	       npages * (sizeof(struct page *) + PAGE_SIZE);
 }
 
-/* Room for @need more bytes: the socket's, and this peer's share of it.
- * Half the buffer per peer keeps room for others while one peer's
- * messages are incomplete (slow, crashed or hostile); a peer holding
- * nothing may always start one message.  Returns 0, with @need reserved
- * for rxmsg_charge(), or the drop counter.
+/* Room for @need more bytes: the socket's, and (if @in_share) this
+ * peer's share of it.  Half the buffer per peer keeps room for others
+ * while one peer's messages are incomplete (slow, crashed or hostile); a
+ * peer holding nothing may always start one message.  Returns 0, with
+ * @need reserved for rxmsg_charge(), or the drop counter.
  */
-static enum mpdt_stat rxmsg_room(struct mpdt_conn *c, u32 need)
+static enum mpdt_stat rxmsg_room(struct mpdt_conn *c, u32 need,
+				 bool in_share)
 {
 	struct sock *sk = &c->msk->inet.sk;
 	int rmem = atomic_read(&sk->sk_rmem_alloc);
@@ -69,7 +70,8 @@ static enum mpdt_stat rxmsg_room(struct mpdt_conn *c, u32 need)
 
 	if (rmem && rmem + need > rcvbuf)
 		return MPDT_STAT_DROP_NO_BUFFER;
-	if (c->rx_reserved && c->rx_reserved + need > rcvbuf / 2)
+	if (in_share && c->rx_reserved &&
+	    c->rx_reserved + need > rcvbuf / 2)
 		return MPDT_STAT_DROP_PEER_QUOTA;
 	/* The protocol's memory limits (mpdt_mem) and the socket owner's
 	 * memory cgroup, as for UDP; refused too while a SOL_SOCKET option
@@ -122,7 +124,7 @@ struct mpdt_reasm *mpdt_rx_admit(struct mpdt_eng *e,
 {
 	struct mpdt_conn *c = mpdt_eng_conn(e);
 	u32 need = rxmsg_truesize(d);
-	enum mpdt_stat full = rxmsg_room(c, need);
+	enum mpdt_stat full = rxmsg_room(c, need, true);
 	struct mpdt_rxmsg *m;
 
 	if (full) {
@@ -136,6 +138,7 @@ struct mpdt_reasm *mpdt_rx_admit(struct mpdt_eng *e,
 		return NULL;
 	}
 	rxmsg_charge(c, m, need);
+	m->admitted = need;
 	hash_add(c->rx_msgs, &m->hnode, rxmsg_hash(c, m->ra.id));
 	mpdt_conn_gc_arm(c->msk);
 	return &m->ra;
@@ -220,6 +223,21 @@ static void rxmsg_recharge(struct mpdt_conn *c, struct mpdt_rxmsg *m,
 	mpdt_rmem_release(c->msk, spare - add);
 }
 
+/* Whether @m charged @more bytes would be beyond what the peer's share
+ * admitted it for.  A held message is charged its senders' pages, 32 KiB
+ * each, where it reserved 4 KiB ones, and 40 bytes per piece (3% of a
+ * 1400-byte payload), and each page before the payloads that complete it
+ * make their reservation spare: an eighth more than its reservation
+ * covers that, and a message whose reservation alone nearly fills the
+ * share (the largest, MPDT_MSG_MAX, in the default buffer) is held as a
+ * smaller one is.  A peer scattering its payloads over pages on purpose
+ * (a page each costs 23 times a payload) meets the share beyond that.
+ */
+static bool rxmsg_past_admission(const struct mpdt_rxmsg *m, u32 more)
+{
+	return (u64)m->charged + more > m->admitted + m->admitted / 8;
+}
+
 /* A hold costing @cost bytes takes the room it needs beyond the
  * reservation of the payload's pages that it makes spare.  The last step
  * of a hold that can fail (see rxmsg_spare()).
@@ -229,7 +247,9 @@ static bool rxmsg_take(struct mpdt_conn *c, struct mpdt_rxmsg *m,
 {
 	u32 spare = rxmsg_spare(m, d->offset, d->payload_len);
 
-	if (cost > spare && rxmsg_room(c, cost - spare))
+	if (cost > spare &&
+	    rxmsg_room(c, cost - spare,
+		       rxmsg_past_admission(m, cost - spare)))
 		return false;
 	rxmsg_recharge(c, m, cost, spare);
 	return true;
