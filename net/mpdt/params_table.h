@@ -41,22 +41,28 @@
 MPDT_PARAM(udp_port, UDP_PORT, "udp-port",
 	   4796, 1, 65535,
 	   "UDP port MPDT listens on and sends to")
-/* Room for a largest message and one more on the way.  UDP's net.core
- * defaults (208 KiB) would hold one 4 MiB message only half: an incast
- * of them would be served one sender at a time.
+/* Room for a largest message and one more on the way, each with what it
+ * costs beyond its bytes: descriptors on the sender (0.4%), on the
+ * receiver the senders' pages and pieces of a held message, at most an
+ * eighth more than its reservation (rx.c).  At exactly two largest
+ * messages neither side ever had the second: a stream of 16 MiB messages
+ * stalled after each one, at 60% of the speed of 1 MiB ones
+ * (Documentation/perf.rst).  UDP's net.core defaults (208 KiB) would
+ * hold one 4 MiB message only half: an incast of them would be served
+ * one sender at a time.
  */
 MPDT_PARAM(sndbuf, SNDBUF, "sndbuf",
-	   2 * MPDT_MSG_MAX, 4096, 1 << 30,
+	   2 * (MPDT_MSG_MAX + MPDT_MSG_MAX / 8), 4096, 1 << 30,
 	   "SO_SNDBUF of a new socket, bytes")
 MPDT_PARAM(rcvbuf, RCVBUF, "rcvbuf",
-	   2 * MPDT_MSG_MAX, 4096, 1 << 30,
+	   2 * (MPDT_MSG_MAX + MPDT_MSG_MAX / 8), 4096, 1 << 30,
 	   "SO_RCVBUF of a new socket, bytes")
 /* What closed sockets still sending in the background may hold, in all,
- * charged to the namespace when they close (close.c).  Eight full send
- * buffers: a job's last messages to a few peers, as TCP's orphans.
+ * charged to the namespace when they close (close.c).  Sixteen largest
+ * messages: a job's last messages to a few peers, as TCP's orphans.
  */
 MPDT_PARAM(drain_mem, DRAIN_MEM, "drain-mem",
-	   8 * 2 * MPDT_MSG_MAX, 0, 1 << 30,
+	   16 * MPDT_MSG_MAX, 0, 1 << 30,
 	   "bytes closed sockets may hold while delivering in the background")
 MPDT_PARAM(payload, PAYLOAD, "payload",
 	   1400, 64, 8900,

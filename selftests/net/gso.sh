@@ -18,10 +18,11 @@
 # it) are held whole as well, none copied: that fits only because the
 # reservation of a page goes back as held payloads complete it (rx.c);
 # without that, 6583 payloads of three such messages were copied.  So
-# are messages of the largest size, half the default SO_RCVBUF, whose
-# reservation alone nearly fills the peer's share: a hold may take an
-# eighth more than its message reserved (rxmsg_past_admission()); without
-# that, each of their payloads was copied.
+# are messages of the largest size, with the default SO_RCVBUF and with
+# one of exactly two of them, whose peer's share the reservation alone
+# nearly fills: a hold may take an eighth more than its message reserved
+# (rxmsg_past_admission()); without that, each of their payloads was
+# copied (35952 of three).
 # Then the same with segmentation and checksums done in software before
 # the veth (ethtool -K tx-udp-segmentation off, tx off: no burst arrives
 # whole), with whole bursts lost, duplicated and reordered (netem takes
@@ -94,15 +95,25 @@ for dst in "$ADDR_B" "$ADDR6_B"; do
 		$((3 * BELOW_32K)) "$COPIED"
 done
 
-rcvbuf=$("$(mpdt_cli_bin)" -n "$NS_B" param show rcvbuf | awk '{ print $2 }')
-LARGE_MSGS=3
-for part in 4 2; do
+# held LABEL SIZE: three messages of SIZE, none of whose payloads is
+# copied on arrival.
+held() {
+	local c0
 	c0=$(stat_get "$NS_B" rx_copied)
-	run_transfer "large-$part" $LARGE_MSGS $((rcvbuf / part)) \
-		$((rcvbuf / part)) 240 $((port++)) "$ADDR_B"
-	assert_eq "messages of 1/$part of SO_RCVBUF: payloads copied on arrival" \
+	run_transfer "$1" 3 "$2" "$2" 240 $((port++)) "$ADDR_B"
+	assert_eq "$1: payloads copied on arrival" \
 		0 $(($(stat_get "$NS_B" rx_copied) - c0))
-done
+}
+
+rcvbuf=$("$(mpdt_cli_bin)" -n "$NS_B" param show rcvbuf | awk '{ print $2 }')
+MSG_MAX=$((16 << 20))
+held quarter-rcvbuf $((rcvbuf / 4))
+held largest $MSG_MAX
+"$(mpdt_cli_bin)" -n "$NS_B" param set rcvbuf $((2 * MSG_MAX)) ||
+	fail "cannot set rcvbuf"
+held largest-rcvbuf-of-two $MSG_MAX
+"$(mpdt_cli_bin)" -n "$NS_B" param set rcvbuf "$rcvbuf" ||
+	fail "cannot set rcvbuf back"
 
 ip netns exec "$NS_A" ethtool -K "$VETH_A" tx-udp-segmentation off >/dev/null ||
 	fail "cannot turn UDP segmentation offload off"

@@ -358,7 +358,7 @@ def check_names(spec, root, kernel_param_table, rows):
 
 def c_expr(expr, defines):
     """Value of a default's initializer: literals, the header's defines,
-    + - * << and parentheses."""
+    + - * / << and parentheses (/ divides integers, as in C)."""
     for _ in range(8):
         expanded = re.sub(r"\b[A-Z_][A-Z0-9_]*\b",
                           lambda m: "(%s)" % defines.get(m.group(0),
@@ -367,9 +367,10 @@ def c_expr(expr, defines):
             break
         expr = expanded
     expr = re.sub(r"(?<=\d)[uUlL]+\b", "", expr.strip())
-    if not re.fullmatch(r"[0-9xXa-fA-F\s()<>+\-*]+", expr):
+    if not re.fullmatch(r"[0-9xXa-fA-F\s()<>+\-*/]+", expr):
         raise ValueError("not a constant expression: %r" % expr)
-    return eval(expr, {"__builtins__": {}})  # only digits and operators
+    # only digits and operators; no operand here is negative
+    return eval(expr.replace("/", "//"), {"__builtins__": {}})
 
 
 def param_fields(rows):
