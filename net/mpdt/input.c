@@ -28,6 +28,7 @@ struct mpdt_rcv {
 	bool ce;
 	bool burst;			/* several packets in the skb */
 	struct sk_buff *skb;
+	struct mpdt_rx_frag_at frag_at;
 };
 
 static bool outer_headers(const struct sk_buff *skb, struct mpdt_rcv *r)
@@ -98,6 +99,7 @@ static void dispatch(struct mpdt_sock *msk, const struct mpdt_pkt *pkt,
 		.skb = r->skb,
 		.off = sizeof(struct udphdr) + off + pkt->payload_off,
 		.burst = r->burst,
+		.frag_at = &r->frag_at,
 	};
 	struct mpdt_net *mn = msk->mn;
 	u8 type = pkt->hdr.type;

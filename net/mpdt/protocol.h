@@ -180,7 +180,6 @@ struct mpdt_rxmsg {
 	struct list_head node;		/* msk->rx_ready once complete */
 	u32 npages;
 	u32 charged;			/* bytes of sk_rmem_alloc */
-	u32 admitted;			/* its reservation (rxmsg_room()) */
 	struct mpdt_addr from;
 	struct page **pages;
 	struct list_head pieces;
@@ -320,10 +319,20 @@ void mpdt_rx_forget(struct mpdt_eng *e);
  * hold the pages under its fragments, or @skb itself unless @burst (one
  * of several packets of @skb).
  */
+/* Where in an skb's fragments the last payload held from it began: the
+ * fragment's index and its offset in the skb (0, 0: none yet).  A
+ * burst's packets come in order, so the next one's walk starts there.
+ */
+struct mpdt_rx_frag_at {
+	u32 i;
+	u32 pos;
+};
+
 struct mpdt_rx_payload {
 	struct sk_buff *skb;
 	u32 off;
 	bool burst;
+	struct mpdt_rx_frag_at *frag_at;	/* of the skb, for all its packets */
 };
 
 /* rmem.c */

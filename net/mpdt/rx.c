@@ -55,14 +55,30 @@ static u32 rxmsg_truesize(const struct mpdt_data *d)
 	       npages * (sizeof(struct page *) + PAGE_SIZE);
 }
 
-/* Room for @need more bytes: the socket's, and (if @in_share) this
- * peer's share of it.  Half the buffer per peer keeps room for others
- * while one peer's messages are incomplete (slow, crashed or hostile); a
- * peer holding nothing may always start one message.  Returns 0, with
- * @need reserved for rxmsg_charge(), or the drop counter.
+/* A peer's share of the buffer: half of it, so that others keep room
+ * while one peer's messages are incomplete (slow, crashed or hostile),
+ * and for @holding payloads an eighth of that more.  A held message is
+ * charged the pages of a sender on this host, 32 KiB each, where it
+ * reserved 4 KiB ones, 40 bytes per piece (3% of a 1400-byte payload),
+ * and each page before the payloads that complete it make their
+ * reservation spare: the eighth covers that, so that a message whose
+ * reservation alone nearly fills the half (the largest, MPDT_MSG_MAX, in
+ * a buffer of two) is held as a smaller one is, not copied.  A peer
+ * scattering its payloads over pages on purpose (a page each costs 23
+ * times a payload) meets the share, and its payloads are copied.
+ */
+static u32 rxmsg_share(int rcvbuf, bool holding)
+{
+	return rcvbuf / 2 + (holding ? rcvbuf / 16 : 0);
+}
+
+/* Room for @need more bytes, for a message or @holding a payload: the
+ * socket's, and this peer's share of it (a peer holding nothing may
+ * always start one message).  Returns 0, with @need reserved for
+ * rxmsg_charge(), or the drop counter.
  */
 static enum mpdt_stat rxmsg_room(struct mpdt_conn *c, u32 need,
-				 bool in_share)
+				 bool holding)
 {
 	struct sock *sk = &c->msk->inet.sk;
 	int rmem = atomic_read(&sk->sk_rmem_alloc);
@@ -70,8 +86,8 @@ static enum mpdt_stat rxmsg_room(struct mpdt_conn *c, u32 need,
 
 	if (rmem && rmem + need > rcvbuf)
 		return MPDT_STAT_DROP_NO_BUFFER;
-	if (in_share && c->rx_reserved &&
-	    c->rx_reserved + need > rcvbuf / 2)
+	if (c->rx_reserved &&
+	    c->rx_reserved + need > rxmsg_share(rcvbuf, holding))
 		return MPDT_STAT_DROP_PEER_QUOTA;
 	/* The protocol's memory limits (mpdt_mem) and the socket owner's
 	 * memory cgroup, as for UDP; refused too while a SOL_SOCKET option
@@ -124,7 +140,7 @@ struct mpdt_reasm *mpdt_rx_admit(struct mpdt_eng *e,
 {
 	struct mpdt_conn *c = mpdt_eng_conn(e);
 	u32 need = rxmsg_truesize(d);
-	enum mpdt_stat full = rxmsg_room(c, need, true);
+	enum mpdt_stat full = rxmsg_room(c, need, false);
 	struct mpdt_rxmsg *m;
 
 	if (full) {
@@ -138,7 +154,6 @@ struct mpdt_reasm *mpdt_rx_admit(struct mpdt_eng *e,
 		return NULL;
 	}
 	rxmsg_charge(c, m, need);
-	m->admitted = need;
 	hash_add(c->rx_msgs, &m->hnode, rxmsg_hash(c, m->ra.id));
 	mpdt_conn_gc_arm(c->msk);
 	return &m->ra;
@@ -223,21 +238,6 @@ static void rxmsg_recharge(struct mpdt_conn *c, struct mpdt_rxmsg *m,
 	mpdt_rmem_release(c->msk, spare - add);
 }
 
-/* Whether @m charged @more bytes would be beyond what the peer's share
- * admitted it for.  A held message is charged its senders' pages, 32 KiB
- * each, where it reserved 4 KiB ones, and 40 bytes per piece (3% of a
- * 1400-byte payload), and each page before the payloads that complete it
- * make their reservation spare: an eighth more than its reservation
- * covers that, and a message whose reservation alone nearly fills the
- * share (the largest, MPDT_MSG_MAX, in the default buffer) is held as a
- * smaller one is.  A peer scattering its payloads over pages on purpose
- * (a page each costs 23 times a payload) meets the share beyond that.
- */
-static bool rxmsg_past_admission(const struct mpdt_rxmsg *m, u32 more)
-{
-	return (u64)m->charged + more > m->admitted + m->admitted / 8;
-}
-
 /* A hold costing @cost bytes takes the room it needs beyond the
  * reservation of the payload's pages that it makes spare.  The last step
  * of a hold that can fail (see rxmsg_spare()).
@@ -247,9 +247,7 @@ static bool rxmsg_take(struct mpdt_conn *c, struct mpdt_rxmsg *m,
 {
 	u32 spare = rxmsg_spare(m, d->offset, d->payload_len);
 
-	if (cost > spare &&
-	    rxmsg_room(c, cost - spare,
-		       rxmsg_past_admission(m, cost - spare)))
+	if (cost > spare && rxmsg_room(c, cost - spare, true))
 		return false;
 	rxmsg_recharge(c, m, cost, spare);
 	return true;
@@ -277,13 +275,18 @@ struct rx_frags {
 	u32 end;
 };
 
+/* From the first fragment, or from @from when it is not past @off. */
 static void rx_frags_init(struct rx_frags *it, const struct sk_buff *skb,
-			  u32 off, u32 len)
+			  u32 off, u32 len, const struct mpdt_rx_frag_at *from)
 {
 	it->skb = skb;
 	it->head = NULL;
 	it->i = 0;
 	it->pos = skb_headlen(skb);
+	if (from && from->i && from->pos <= off) {
+		it->i = from->i;
+		it->pos = from->pos;
+	}
 	it->at = max(off, it->pos);
 	it->end = off + len;
 }
@@ -291,9 +294,17 @@ static void rx_frags_init(struct rx_frags *it, const struct sk_buff *skb,
 /* Every page that keeping the whole of @skb (no frag list) pins. */
 static void rx_frags_init_skb(struct rx_frags *it, const struct sk_buff *skb)
 {
-	rx_frags_init(it, skb, 0, skb->len);
+	rx_frags_init(it, skb, 0, skb->len, NULL);
 	if (skb->head_frag)
 		it->head = virt_to_head_page(skb->head);
+}
+
+/* After a walk that found bytes: where its last fragment began. */
+static void rx_frags_save(const struct rx_frags *it,
+			  struct mpdt_rx_frag_at *at)
+{
+	at->i = it->i - 1;
+	at->pos = it->pos - skb_frag_size(&skb_shinfo(it->skb)->frags[at->i]);
 }
 
 /* The next fragment's part of the bytes: @len at @off in @page (0 and 0
@@ -327,15 +338,13 @@ static bool rx_frags_next(struct rx_frags *it, struct page **page, u32 *off,
 	return false;
 }
 
-/* Whether bytes [@off, @off + @len) of @skb are all in page fragments. */
+/* Whether bytes [@off, @off + @len) of @skb are all in page fragments:
+ * beyond its head, and it has no frag list (IP reassembly's, copied).
+ */
 static bool rx_in_frags(const struct sk_buff *skb, u32 off, u32 len)
 {
-	const struct skb_shared_info *sh = skb_shinfo(skb);
-	u32 end = skb_headlen(skb), i;
-
-	for (i = 0; i < sh->nr_frags; i++)
-		end += skb_frag_size(&sh->frags[i]);
-	return off >= skb_headlen(skb) && off + len <= end;
+	return off >= skb_headlen(skb) && off + len <= skb->len &&
+	       !skb_has_frag_list(skb);
 }
 
 static bool rxmsg_pinned(const struct mpdt_rxmsg *m, const struct page *head)
@@ -421,7 +430,7 @@ static bool rxmsg_hold_frags(struct mpdt_conn *c, struct mpdt_rxmsg *m,
 	struct page *page;
 	LIST_HEAD(pieces);
 
-	rx_frags_init(&it, p->skb, p->off, d->payload_len);
+	rx_frags_init(&it, p->skb, p->off, d->payload_len, p->frag_at);
 	if (!rxmsg_pin_cost(m, &it, &pins))
 		return false;
 	while (rx_frags_next(&it, &page, &poff, &n)) {
@@ -437,6 +446,8 @@ static bool rxmsg_hold_frags(struct mpdt_conn *c, struct mpdt_rxmsg *m,
 		list_add_tail(&pc->node, &pieces);
 		cost += sizeof(*pc);
 	}
+	if (cost)
+		rx_frags_save(&it, p->frag_at);
 	if (!rxmsg_take(c, m, d, pins.cost + cost))
 		goto fail;
 	rxmsg_pin(m, &pins);

@@ -19,10 +19,10 @@
 # reservation of a page goes back as held payloads complete it (rx.c);
 # without that, 6583 payloads of three such messages were copied.  So
 # are messages of the largest size, with the default SO_RCVBUF and with
-# one of exactly two of them, whose peer's share the reservation alone
-# nearly fills: a hold may take an eighth more than its message reserved
-# (rxmsg_past_admission()); without that, each of their payloads was
-# copied (35952 of three).
+# one of exactly two of them, whose peer's half of the buffer the
+# reservation alone nearly fills: holds may take the peer an eighth of it
+# more (rxmsg_share()); without that, each of their payloads was copied
+# (35952 of three).
 # Then the same with segmentation and checksums done in software before
 # the veth (ethtool -K tx-udp-segmentation off, tx off: no burst arrives
 # whole), with whole bursts lost, duplicated and reordered (netem takes

@@ -1666,7 +1666,8 @@ def case_gso(env, c):
     (drop_no_socket) or another version (drop_bad_version) costs only
     itself; a burst whose first packet is too short is dropped whole,
     every packet counted (drop_short).  A message smaller than the
-    sender's pages is copied (rx_copied), a larger one held in them.  And a
+    sender's pages is copied (rx_copied), a larger one held in them, each
+    page charged, and no more held than the peer's share allows.  And a
     DATA with a wrong UDP checksum, which UDP now leaves to MPDT to check,
     is counted as UDP's (Udp InCsumErrors) and never reaches MPDT."""
     a = env.a
@@ -1786,9 +1787,9 @@ def case_gso(env, c):
             for i, o in enumerate(offs)]
     sends = [pkts[0:1], pkts[1:2], pkts[2:3], pkts[3:4], pkts[4:6], pkts[6:8]]
 
-    def rmem():
-        return struct.unpack("9I", w.s.getsockopt(socket.SOL_SOCKET,
-                                                  SO_MEMINFO, 36))[0]
+    def rmem(vic):
+        return struct.unpack("9I", vic.s.getsockopt(socket.SOL_SOCKET,
+                                                    SO_MEMINFO, 36))[0]
 
     p0 = stats(a.ns_b)
     charged = []
@@ -1799,14 +1800,41 @@ def case_gso(env, c):
         junk.s.sendto(b"\0" * (32768 - sum(map(len, part))), (ADDR_B, 9))
         settle(b7, "rx_data", len(part))
         prev = charged[-1] if charged else 0
-        wait_until(lambda: rmem() >= prev + 4096, 5)
-        charged.append(rmem())
+        wait_until(lambda: rmem(w) >= prev + 4096, 5)
+        charged.append(rmem(w))
     steps = [y - x for x, y in zip(charged, charged[1:])]
     log("pinned: SO_MEMINFO rmem_alloc %s" % charged)
     c.eq("payloads on pages of their own: held, none copied", 0,
          delta(stats(a.ns_b), p0, "rx_copied"))
     c.ge("... each lone packet and burst after the first charges >= 4 KiB",
          4096, min(steps))
+
+    # The peer's share bounds what its held payloads pin: half the buffer
+    # for what its messages reserve and an eighth of that half more for
+    # holding (rx.c rxmsg_share()).  Sixteen DATA of one 256 KiB message,
+    # each on a page of its own, into a buffer of 1 MiB (512 KiB asked,
+    # doubled as SO_RCVBUF is): the holds stop at 9/16 of it, and with
+    # 32 KiB pages (the steps above) the rest is copied.  Without the
+    # share on holds, they would go on up to the whole buffer.
+    q = Victim("share", a.ns_b, 7116, rcvbuf=512 << 10, reader=False)
+    env.cleanups.append(q.close)
+    quota = dict(peer, dport=7116)
+    msg = msg_bytes(12, 1 << 18)
+    p1 = stats(a.ns_b)
+    for i in range(16):
+        b8 = stats(a.ns_b)
+        o = i * 8 * PAYLOAD
+        pkt = data(100 + i, 12, o, len(msg), msg[o:o + PAYLOAD], **quota)
+        burst([pkt], m.DATA_HLEN + PAYLOAD)
+        junk.s.sendto(b"\0" * (32768 - len(pkt)), (ADDR_B, 9))
+        settle(b8, "rx_data", 1)
+    held = rmem(q)
+    log("share: SO_RCVBUF %d, SO_MEMINFO rmem_alloc %d" % (q.rcvbuf, held))
+    c.le("sixteen payloads on pages of their own: charged at most 9/16 of "
+         "SO_RCVBUF", q.rcvbuf // 2 + q.rcvbuf // 16, held)
+    if min(steps) >= 32768:
+        c.ge("... the rest copied", 1,
+             delta(stats(a.ns_b), p1, "rx_copied"))
 
 
 CASES = {

@@ -70,7 +70,9 @@
 #               arrive intact, a stray port or version costs one packet
 #               (drop_no_socket, drop_bad_version), a burst of 100 8-byte
 #               packets is dropped whole (drop_short 100); a DATA with a
-#               wrong UDP checksum counts in Udp InCsumErrors, not in MPDT
+#               wrong UDP checksum counts in Udp InCsumErrors, not in MPDT;
+#               held payloads are charged their pages, at most 9/16 of
+#               SO_RCVBUF per peer, the rest copied
 #
 # Module parameter rto_max_us=500000: the nonce quiet time (2 x rto-max-us)
 # is 1 s and partial messages expire within seconds (the cases wait for the
