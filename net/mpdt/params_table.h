@@ -43,13 +43,12 @@ MPDT_PARAM(udp_port, UDP_PORT, "udp-port",
 	   "UDP port MPDT listens on and sends to")
 /* Room for a largest message and one more on the way, each with what it
  * costs beyond its bytes: descriptors on the sender (0.4%), on the
- * receiver the senders' pages and pieces of a held message, at most an
- * eighth more than its reservation (rx.c).  At exactly two largest
- * messages neither side ever had the second: a stream of 16 MiB messages
- * stalled after each one, at 60% of the speed of 1 MiB ones
- * (Documentation/perf.rst).  UDP's net.core defaults (208 KiB) would
- * hold one 4 MiB message only half: an incast of them would be served
- * one sender at a time.
+ * receiver the senders' pages and pieces of a held message (rx.c
+ * rxmsg_share()).  At exactly two largest messages neither side ever had
+ * the second: a stream of 16 MiB messages stalled after each one, at
+ * 40-70% of the speed of 1 MiB ones (Documentation/perf.rst).  UDP's
+ * net.core defaults (208 KiB) would hold one 4 MiB message only half: an
+ * incast of them would be served one sender at a time.
  */
 MPDT_PARAM(sndbuf, SNDBUF, "sndbuf",
 	   2 * (MPDT_MSG_MAX + MPDT_MSG_MAX / 8), 4096, 1 << 30,

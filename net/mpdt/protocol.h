@@ -315,10 +315,6 @@ int mpdt_rx_place(struct mpdt_eng *e, struct mpdt_reasm *ra,
 void mpdt_rx_deliver(struct mpdt_eng *e, struct mpdt_reasm *ra);
 void mpdt_rx_forget(struct mpdt_eng *e);
 
-/* The DATA payload handed to the engine, for mpdt_rx_place(), which may
- * hold the pages under its fragments, or @skb itself unless @burst (one
- * of several packets of @skb).
- */
 /* Where in an skb's fragments the last payload held from it began: the
  * fragment's index and its offset in the skb (0, 0: none yet).  A
  * burst's packets come in order, so the next one's walk starts there.
@@ -328,6 +324,10 @@ struct mpdt_rx_frag_at {
 	u32 pos;
 };
 
+/* The DATA payload handed to the engine, for mpdt_rx_place(), which may
+ * hold the pages under its fragments, or @skb itself unless @burst (one
+ * of several packets of @skb).
+ */
 struct mpdt_rx_payload {
 	struct sk_buff *skb;
 	u32 off;
