@@ -315,9 +315,9 @@ int mpdt_rx_place(struct mpdt_eng *e, struct mpdt_reasm *ra,
 void mpdt_rx_deliver(struct mpdt_eng *e, struct mpdt_reasm *ra);
 void mpdt_rx_forget(struct mpdt_eng *e);
 
-/* Where in an skb's fragments the last payload held from it began: the
- * fragment's index and its offset in the skb (0, 0: none yet).  A
- * burst's packets come in order, so the next one's walk starts there.
+/* The fragment of an skb in which the last payload held from it ended:
+ * its index and where it starts in the skb (0, 0: none yet).  A burst's
+ * packets come in order, so the next one's walk starts there.
  */
 struct mpdt_rx_frag_at {
 	u32 i;
