@@ -291,14 +291,6 @@ static void rx_frags_init(struct rx_frags *it, const struct sk_buff *skb,
 	it->end = off + len;
 }
 
-/* Every page that keeping the whole of @skb (no frag list) pins. */
-static void rx_frags_init_skb(struct rx_frags *it, const struct sk_buff *skb)
-{
-	rx_frags_init(it, skb, 0, skb->len, NULL);
-	if (skb->head_frag)
-		it->head = virt_to_head_page(skb->head);
-}
-
 /* After a walk that found bytes: where its last fragment began. */
 static void rx_frags_save(const struct rx_frags *it,
 			  struct mpdt_rx_frag_at *at)
@@ -357,50 +349,39 @@ static bool rxmsg_pinned(const struct mpdt_rxmsg *m, const struct page *head)
 	return false;
 }
 
-/* The pages a hold would charge and their size (rxmsg_pin_cost()). */
+/* The pages a hold would charge and their size (rx_pins_add()). */
 struct rx_pins {
 	struct page *heads[MAX_SKB_FRAGS + 1];	/* the fragments and a head */
 	u32 n;
 	u32 cost;
 };
 
-/* What holding the pages @start walks pins beyond what @m has charged:
- * not the bytes an skb's truesize counts but the compound pages behind
- * them, 32 KiB of the task_frag of a sender on this host or of a
- * driver's page_frag cache, each charged whole.  A page among the
+/* Adds the page under @page to what a hold pins beyond what @m has
+ * charged: not the bytes an skb's truesize counts but the compound
+ * pages behind them, 32 KiB of the task_frag of a sender on this host or
+ * of a driver's page_frag cache, each charged whole.  A page among the
  * message's last MPDT_RX_PINNED was charged; one found again after it
  * left them is charged again, so the charge never falls short of what
- * is pinned.  A page-pool page's share is in the skb's truesize (the
- * driver's count).  False when a page is larger than the whole message:
- * the message would be charged more than it brings, and a peer could pin
- * a page per small message.
+ * is pinned.  False when a page is larger than the whole message: the
+ * message would be charged more than it brings, and a peer could pin a
+ * page per small message.
  */
-static bool rxmsg_pin_cost(const struct mpdt_rxmsg *m,
-			   const struct rx_frags *start, struct rx_pins *pins)
+static bool rx_pins_add(struct rx_pins *pins, const struct mpdt_rxmsg *m,
+			struct page *page)
 {
-	struct rx_frags it = *start;
-	struct page *page, *prev = NULL;
-	u32 poff, n;
+	struct page *head = compound_head(page);
 
-	pins->n = 0;
-	pins->cost = 0;
-	if (it.skb->pp_recycle)
+	if ((pins->n && pins->heads[pins->n - 1] == head) ||
+	    rxmsg_pinned(m, head))
 		return true;
-	while (rx_frags_next(&it, &page, &poff, &n)) {
-		struct page *head = compound_head(page);
-
-		if (head != prev && !rxmsg_pinned(m, head)) {
-			if (page_size(head) > m->ra.len)
-				return false;
-			pins->heads[pins->n++] = head;
-			pins->cost += page_size(head);
-		}
-		prev = head;
-	}
+	if (page_size(head) > m->ra.len)
+		return false;
+	pins->heads[pins->n++] = head;
+	pins->cost += page_size(head);
 	return true;
 }
 
-/* Remembers the pages rxmsg_pin_cost() charged.  The ring holds no
+/* Remembers the pages rx_pins_add() charged.  The ring holds no
  * references: the message's pieces keep every page in it.
  */
 static void rxmsg_pin(struct mpdt_rxmsg *m, const struct rx_pins *pins)
@@ -423,17 +404,17 @@ static bool rxmsg_hold_frags(struct mpdt_conn *c, struct mpdt_rxmsg *m,
 			     const struct mpdt_data *d,
 			     const struct mpdt_rx_payload *p)
 {
+	struct rx_pins pins = { .n = 0, .cost = 0 };
 	struct mpdt_rxpiece *pc, *next;
 	u32 cost = 0, poff, n;
-	struct rx_pins pins;
 	struct rx_frags it;
 	struct page *page;
 	LIST_HEAD(pieces);
 
 	rx_frags_init(&it, p->skb, p->off, d->payload_len, p->frag_at);
-	if (!rxmsg_pin_cost(m, &it, &pins))
-		return false;
 	while (rx_frags_next(&it, &page, &poff, &n)) {
+		if (!rx_pins_add(&pins, m, page))
+			goto fail;
 		pc = kmem_cache_alloc(mpdt_rxpiece_cache,
 				      GFP_ATOMIC | __GFP_NOWARN);
 		if (!pc)
@@ -461,6 +442,31 @@ fail:
 	return false;
 }
 
+/* What keeping the whole of @skb (no frag list) pins beyond what @m has
+ * charged, in @pins: the pages of its head and fragments, or nothing
+ * for a page-pool skb, whose share is in its truesize (the driver's
+ * count).
+ */
+static bool rxmsg_skb_pins(const struct mpdt_rxmsg *m,
+			   const struct sk_buff *skb, struct rx_pins *pins)
+{
+	struct rx_frags it;
+	struct page *page;
+	u32 poff, n;
+
+	pins->n = 0;
+	pins->cost = 0;
+	if (skb->pp_recycle)
+		return true;
+	rx_frags_init(&it, skb, 0, skb->len, NULL);
+	if (skb->head_frag)
+		it.head = virt_to_head_page(skb->head);
+	while (rx_frags_next(&it, &page, &poff, &n))
+		if (!rx_pins_add(pins, m, page))
+			return false;
+	return true;
+}
+
 /* Any other payload of a packet that came alone is held in its skb (the
  * piece in its cb), which costs its truesize and the pages of its head
  * and fragments less the reservation it makes spare; copying its
@@ -480,14 +486,12 @@ static bool rxmsg_hold_skb(struct mpdt_conn *c, struct mpdt_rxmsg *m,
 {
 	struct sk_buff *skb = p->skb;
 	struct mpdt_rxpiece *pc = (struct mpdt_rxpiece *)skb->cb;
-	struct rx_frags frags;
 	struct rx_pins pins;
 
 	if (skb_shared(skb) || skb_has_frag_list(skb) ||
 	    skb->truesize > SKB_TRUESIZE(2 * d->payload_len))
 		return false;
-	rx_frags_init_skb(&frags, skb);
-	if (!rxmsg_pin_cost(m, &frags, &pins) ||
+	if (!rxmsg_skb_pins(m, skb, &pins) ||
 	    !rxmsg_take(c, m, d, skb->truesize + pins.cost))
 		return false;
 	rxmsg_pin(m, &pins);
