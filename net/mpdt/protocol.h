@@ -37,6 +37,8 @@
 
 #define MPDT_PORT_HASH_BITS	8
 #define MPDT_CONN_HASH_BITS	8
+/* Pages of acknowledged messages a socket keeps for its next (txmsg.c). */
+#define MPDT_TX_PAGES_KEPT	32
 /* 64 buckets: chains of 8 at MPDT_ENG_RX_PARTIAL_MAX (rx.c). */
 #define MPDT_RXMSG_HASH_BITS	6
 #define MPDT_MAX_CONNS		4096	/* per socket: bounds spoofed state */
@@ -125,6 +127,10 @@ struct mpdt_sock {
 	u32 tx_limit;
 	const struct mpdt_conn *tx_limit_by;
 	int sndbuf_seen;		/* sk_sndbuf writers last woke for */
+	/* Acknowledged messages' pages, oldest first (txmsg.c). */
+	spinlock_t tx_pages_lock;
+	u32 tx_pages_n;
+	struct page *tx_pages[MPDT_TX_PAGES_KEPT];
 	/* Non-NULL only inside mpdt_rcv()'s hold of @lock: where the
 	 * feedback of the packet it processes waits until the lock is
 	 * released (output.c send_or_defer()).
@@ -289,8 +295,10 @@ void mpdt_conn_fill_info(struct mpdt_conn *c, struct mpdt_info *info);
 
 /* txmsg.c: a message's bytes, attached to the skbs that carry them */
 u32 mpdt_txmsg_truesize(size_t len);
-struct mpdt_txmsg *mpdt_txmsg_new(struct msghdr *msg, size_t len, int *err);
-void mpdt_txmsg_destroy(struct mpdt_txmsg *m);
+struct mpdt_txmsg *mpdt_txmsg_new(struct mpdt_sock *msk, struct msghdr *msg,
+				  size_t len, int *err);
+void mpdt_txmsg_destroy(struct mpdt_sock *msk, struct mpdt_txmsg *m);
+void mpdt_txpages_release(struct mpdt_sock *msk);
 bool mpdt_txmsg_attach(struct sk_buff *skb, const struct mpdt_txmsg *m,
 		       u32 off, u32 len);
 u32 mpdt_txmsg_nr_frags(const struct mpdt_txmsg *m, u32 off, u32 len);

@@ -32,6 +32,7 @@ static int mpdt_sk_init(struct sock *sk)
 	INIT_LIST_HEAD(&msk->rx_ready);
 	INIT_HLIST_NODE(&msk->port_node);
 	mpdt_hostq_init(msk);
+	spin_lock_init(&msk->tx_pages_lock);
 	/* The netns's defaults, as UDP takes net.core's. */
 	sk->sk_sndbuf = READ_ONCE(msk->mn->params.sndbuf);
 	msk->sndbuf_seen = sk->sk_sndbuf;
@@ -311,12 +312,12 @@ static int mpdt_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	err = wait_for(sk, &timeo, has_room, mpdt_txmsg_truesize(len));
 	if (err)
 		return err;
-	m = mpdt_txmsg_new(msg, len, &err);
+	m = mpdt_txmsg_new(msk, msg, len, &err);
 	if (!m)
 		return err;
 	err = mpdt_conn_send(msk, &peer, m);
 	if (err) {
-		mpdt_txmsg_destroy(m);
+		mpdt_txmsg_destroy(msk, m);
 		return err;
 	}
 	return len;

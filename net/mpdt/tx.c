@@ -83,7 +83,7 @@ int mpdt_conn_send(struct mpdt_sock *msk, const struct mpdt_addr *peer,
 void mpdt_txmsg_free(struct mpdt_sock *msk, struct mpdt_txmsg *m)
 {
 	sk_wmem_queued_add(&msk->inet.sk, -(int)m->charged);
-	mpdt_txmsg_destroy(m);
+	mpdt_txmsg_destroy(msk, m);
 }
 
 void mpdt_tx_release(struct mpdt_eng *e, struct mpdt_eng_txmsg *m)

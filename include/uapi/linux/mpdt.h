@@ -259,6 +259,7 @@ enum mpdt_stat {
 	MPDT_STAT_TX_HOST_LIMITED,	/* waited for this host's queues */
 	MPDT_STAT_DROP_FILTERED,	/* refused by the socket's filters */
 	MPDT_STAT_RX_GSO,		/* skbs of two or more packets, taken whole */
+	MPDT_STAT_TX_PAGES_REUSED,	/* kept pages a new message took (txmsg.c) */
 	__MPDT_STAT_MAX
 };
 
