@@ -185,7 +185,6 @@ void mpdt_close_finish(struct mpdt_sock *msk)
 {
 	mpdt_port_unbind(msk);
 	mpdt_conn_destroy_all(msk);
-	mpdt_txpages_release(msk);
 	mpdt_rmem_reclaim_final(msk);
 }
 

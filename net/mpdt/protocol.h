@@ -129,6 +129,7 @@ struct mpdt_sock {
 	int sndbuf_seen;		/* sk_sndbuf writers last woke for */
 	/* Acknowledged messages' pages, oldest first (txmsg.c). */
 	spinlock_t tx_pages_lock;
+	bool tx_pages_closed;
 	u32 tx_pages_n;
 	struct page *tx_pages[MPDT_TX_PAGES_KEPT];
 	/* Non-NULL only inside mpdt_rcv()'s hold of @lock: where the

@@ -648,6 +648,7 @@ static int mpdt_release(struct socket *sock)
 	 * socket until it is orphaned.
 	 */
 	sock_hold(sk);
+	mpdt_txpages_release(mpdt_sk(sk));
 	live = mpdt_close_linger_on(mpdt_sk(sk), linger(sk));
 	if (!live)
 		release_everything(mpdt_sk(sk));

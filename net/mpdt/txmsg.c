@@ -30,59 +30,90 @@ u32 mpdt_txmsg_truesize(size_t len)
 	       chunks_max(len) * sizeof(struct mpdt_txchunk);
 }
 
-/* The pages of acknowledged messages are kept for the next ones, as a
- * driver's page pool keeps its receive pages: a new page costs the page
- * allocator and, under Debian's init_on_alloc, zeroing before it is
- * written, 7.5% of a one-connection run's time (perf.rst).  A kept page
- * is taken again only once the socket's is its last reference: every
+/* The pages of a message that is acknowledged (or dropped) are kept for
+ * the next ones, as a driver's page pool keeps its receive pages: a new
+ * page costs the page allocator and, under Debian's init_on_alloc,
+ * zeroing before it is written, 7.5% of a one-connection run's time
+ * (perf.rst).  A kept page is taken again only when nothing but the
+ * socket (and the task, for the page it is filling) refers to it: every
  * skb, and a receiver on this host that held the payload, let go of it,
  * and only a holder can take another.  Its old bytes are never sent,
- * only what a message wrote over them.  At most MPDT_TX_PAGES_KEPT pages
- * per socket, still charged to the memory cgroup they were allocated
- * in, all given back when the socket closes (mpdt_close_finish()).
- * When they are all kept, the oldest goes if something still refers to
- * it (a receiver that does not read), else the new one: the oldest is
- * the first to be free again.
+ * only what a message wrote over them.
+ *
+ * At most MPDT_TX_PAGES_KEPT pages and sk_sndbuf bytes per socket, still
+ * charged to the memory cgroup they were allocated in, none of the
+ * emergency reserves' and none from another NUMA node, as page_pool
+ * keeps them; all go when the socket is closed.  When the socket keeps
+ * all it may, the oldest goes if something still holds it (a receiver
+ * that does not read), else the new one: the oldest is the first to be
+ * free again.  Small messages share a page: it is kept once.
  */
-static void txpages_keep(struct mpdt_sock *msk, struct page *page)
+static bool txpages_wanted(struct mpdt_sock *msk, struct page *page)
 {
-	struct page **kept = msk->tx_pages;
+	u32 n = msk->tx_pages_n;
 
-	lockdep_assert_held(&msk->tx_pages_lock);
-	if (msk->tx_pages_n == MPDT_TX_PAGES_KEPT &&
-	    page_ref_count(kept[0]) > 1) {
-		swap(page, kept[0]);
-		memmove(&kept[0], &kept[1], --msk->tx_pages_n * sizeof(page));
-	}
-	if (msk->tx_pages_n < MPDT_TX_PAGES_KEPT)
-		kept[msk->tx_pages_n++] = page;
-	else
-		put_page(page);
+	return !msk->tx_pages_closed && !(n && msk->tx_pages[n - 1] == page) &&
+	       !page_is_pfmemalloc(page) && page_to_nid(page) == numa_mem_id();
 }
 
-static struct page *txpages_take(struct mpdt_sock *msk)
+/* Under tx_pages_lock: keeps @page; returns the page to put, if any. */
+static struct page *txpages_keep(struct mpdt_sock *msk, struct page *page)
 {
+	struct page **kept = msk->tx_pages;
+	u32 n = msk->tx_pages_n;
+	struct page *oldest;
+
+	if (!txpages_wanted(msk, page))
+		return page;
+	if (n < MPDT_TX_PAGES_KEPT && (n + 1) * page_size(page) <=
+	    READ_ONCE(msk->inet.sk.sk_sndbuf)) {
+		kept[msk->tx_pages_n++] = page;
+		return NULL;
+	}
+	if (!n || page_ref_count(kept[0]) == 1)
+		return page;
+	oldest = kept[0];
+	memmove(&kept[0], &kept[1], (n - 1) * sizeof(*kept));
+	kept[n - 1] = page;
+	return oldest;
+}
+
+/* A kept page that only the socket refers to, or only it and the task
+ * whose fragment it is (@cur): then the socket's reference goes.
+ */
+static struct page *txpages_take(struct mpdt_sock *msk, struct page *cur)
+{
+	struct page **kept = msk->tx_pages;
 	struct page *page = NULL;
 	u32 i;
 
 	spin_lock_bh(&msk->tx_pages_lock);
 	for (i = 0; i < msk->tx_pages_n; i++) {
-		if (page_ref_count(msk->tx_pages[i]) != 1)
+		int refs = page_ref_count(kept[i]);
+
+		if (kept[i] == cur)
+			refs--;		/* the task's own */
+		if (refs != 1)
 			continue;
-		page = msk->tx_pages[i];
-		memmove(&msk->tx_pages[i], &msk->tx_pages[i + 1],
-			(--msk->tx_pages_n - i) * sizeof(page));
+		page = kept[i];
+		memmove(&kept[i], &kept[i + 1],
+			(--msk->tx_pages_n - i) * sizeof(*kept));
 		break;
 	}
 	spin_unlock_bh(&msk->tx_pages_lock);
-	if (page)
-		mpdt_stat_inc(msk->mn, MPDT_STAT_TX_PAGES_REUSED);
+	if (!page)
+		return NULL;
+	if (page == cur)
+		put_page(page);
+	mpdt_stat_inc(msk->mn, MPDT_STAT_TX_PAGES_REUSED);
 	return page;
 }
 
+/* At close(): what the socket's last messages release is not kept. */
 void mpdt_txpages_release(struct mpdt_sock *msk)
 {
 	spin_lock_bh(&msk->tx_pages_lock);
+	msk->tx_pages_closed = true;
 	while (msk->tx_pages_n)
 		put_page(msk->tx_pages[--msk->tx_pages_n]);
 	spin_unlock_bh(&msk->tx_pages_lock);
@@ -90,35 +121,40 @@ void mpdt_txpages_release(struct mpdt_sock *msk)
 
 void mpdt_txmsg_destroy(struct mpdt_sock *msk, struct mpdt_txmsg *m)
 {
+	struct page *put;
 	u32 i;
 
-	spin_lock_bh(&msk->tx_pages_lock);
-	for (i = 0; i < m->nchunks; i++)
-		txpages_keep(msk, m->chunks[i].page);
-	spin_unlock_bh(&msk->tx_pages_lock);
+	for (i = 0; i < m->nchunks; i++) {
+		spin_lock_bh(&msk->tx_pages_lock);
+		put = txpages_keep(msk, m->chunks[i].page);
+		spin_unlock_bh(&msk->tx_pages_lock);
+		if (put)
+			put_page(put);
+	}
 	kvfree(m->chunks);
 	kmem_cache_free(mpdt_txmsg_cache, m);
 }
 
-/* The task's fragment with room, from a kept page when it needs a new
- * one (skb_page_frag_refill() then finds room in it).
+/* The task's fragment with room.  Where skb_page_frag_refill() would
+ * allocate (its page full and held elsewhere), a kept page instead: it
+ * then starts over in the page, whose reference is now the task's.
  */
 static bool frag_refill(struct mpdt_sock *msk, struct page_frag *pfrag)
 {
 	struct page *page;
 
-	if (pfrag->page && (page_ref_count(pfrag->page) == 1 ||
-			    pfrag->offset + SMP_CACHE_BYTES <= pfrag->size))
-		goto refill;
-	page = txpages_take(msk);
-	if (page) {
-		if (pfrag->page)
-			put_page(pfrag->page);
-		pfrag->page = page;
-		pfrag->offset = 0;
-		pfrag->size = page_size(page);
+	if (!pfrag->page || (page_ref_count(pfrag->page) != 1 &&
+			     pfrag->offset + SMP_CACHE_BYTES > pfrag->size)) {
+		page = txpages_take(msk, pfrag->page);
+		if (page && page != pfrag->page) {
+			if (pfrag->page)
+				put_page(pfrag->page);
+			pfrag->page = page;
+			pfrag->size = page_size(page);
+		}
+		if (page)
+			pfrag->offset = 0;
 	}
-refill:
 	return skb_page_frag_refill(SMP_CACHE_BYTES, pfrag,
 				    GFP_KERNEL_ACCOUNT);
 }
