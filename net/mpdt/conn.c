@@ -191,10 +191,10 @@ void mpdt_conn_gc_arm(struct mpdt_sock *msk)
 		mod_timer(&msk->gc_timer, jiffies + gc_interval(msk->mn));
 }
 
-/* Expire partial messages and collect idle connections, while any are
- * left; for a closed socket, the steps of close.c.  Softirq; release
- * stops it (msk->closing, then del_timer_sync), or it ends a closed
- * socket's life.
+/* Expire partial messages, collect idle connections and the pages of
+ * an idle sender, while any are left; for a closed socket, the steps of
+ * close.c.  Softirq; release stops it (msk->closing, then
+ * del_timer_sync), or it ends a closed socket's life.
  */
 void mpdt_conn_gc(struct timer_list *t)
 {
@@ -225,6 +225,7 @@ void mpdt_conn_gc(struct timer_list *t)
 	}
 	if (msk->nconns)
 		mod_timer(&msk->gc_timer, jiffies + gc_interval(msk->mn));
+	mpdt_txpages_idle(msk, !msk->nconns);
 out:
 	spin_unlock(&msk->lock);
 }

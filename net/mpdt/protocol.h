@@ -130,6 +130,7 @@ struct mpdt_sock {
 	/* Acknowledged messages' pages, oldest first (txmsg.c). */
 	spinlock_t tx_pages_lock;
 	bool tx_pages_closed;
+	bool tx_pages_busy;		/* kept one since the last gc tick */
 	u32 tx_pages_n;
 	struct page *tx_pages[MPDT_TX_PAGES_KEPT];
 	/* Non-NULL only inside mpdt_rcv()'s hold of @lock: where the
@@ -300,6 +301,7 @@ struct mpdt_txmsg *mpdt_txmsg_new(struct mpdt_sock *msk, struct msghdr *msg,
 				  size_t len, int *err);
 void mpdt_txmsg_destroy(struct mpdt_sock *msk, struct mpdt_txmsg *m);
 void mpdt_txpages_release(struct mpdt_sock *msk);
+void mpdt_txpages_idle(struct mpdt_sock *msk, bool all);
 bool mpdt_txmsg_attach(struct sk_buff *skb, const struct mpdt_txmsg *m,
 		       u32 off, u32 len);
 u32 mpdt_txmsg_nr_frags(const struct mpdt_txmsg *m, u32 off, u32 len);

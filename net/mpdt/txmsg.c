@@ -40,20 +40,22 @@ u32 mpdt_txmsg_truesize(size_t len)
  * and only a holder can take another.  Its old bytes are never sent,
  * only what a message wrote over them.
  *
- * At most MPDT_TX_PAGES_KEPT pages and sk_sndbuf bytes per socket, still
- * charged to the memory cgroup they were allocated in, none of the
- * emergency reserves' and none from another NUMA node, as page_pool
- * keeps them; all go when the socket is closed.  When the socket keeps
- * all it may, the oldest goes if something still holds it (a receiver
- * that does not read), else the new one: the oldest is the first to be
- * free again.  Small messages share a page: it is kept once.
+ * At most MPDT_TX_PAGES_KEPT pages per socket, and no more than
+ * sk_sndbuf in pages of the size of the one coming, still charged to
+ * the memory cgroup they were allocated in; none of the emergency
+ * reserves' is kept, and none from another NUMA node than the sender's
+ * is taken, as page_pool does.  All go when the socket is closed or
+ * idle (mpdt_txpages_idle()).  When the socket keeps all it may, the
+ * oldest goes if something still holds it (a receiver that does not
+ * read), else the new one: the oldest is the first to be free again.
+ * Small messages share a page: it is kept once.
  */
 static bool txpages_wanted(struct mpdt_sock *msk, struct page *page)
 {
 	u32 n = msk->tx_pages_n;
 
 	return !msk->tx_pages_closed && !(n && msk->tx_pages[n - 1] == page) &&
-	       !page_is_pfmemalloc(page) && page_to_nid(page) == numa_mem_id();
+	       !page_is_pfmemalloc(page);
 }
 
 /* Under tx_pages_lock: keeps @page; returns the page to put, if any. */
@@ -63,6 +65,7 @@ static struct page *txpages_keep(struct mpdt_sock *msk, struct page *page)
 	u32 n = msk->tx_pages_n;
 	struct page *oldest;
 
+	msk->tx_pages_busy = true;
 	if (!txpages_wanted(msk, page))
 		return page;
 	if (n < MPDT_TX_PAGES_KEPT && (n + 1) * page_size(page) <=
@@ -93,7 +96,7 @@ static struct page *txpages_take(struct mpdt_sock *msk, struct page *cur)
 
 		if (kept[i] == cur)
 			refs--;		/* the task's own */
-		if (refs != 1)
+		if (refs != 1 || page_to_nid(kept[i]) != numa_mem_id())
 			continue;
 		page = kept[i];
 		memmove(&kept[i], &kept[i + 1],
@@ -109,14 +112,50 @@ static struct page *txpages_take(struct mpdt_sock *msk, struct page *cur)
 	return page;
 }
 
+/* Under tx_pages_lock: the kept pages move to @pages, to be put after. */
+static u32 txpages_drop(struct mpdt_sock *msk, struct page **pages)
+{
+	u32 n = msk->tx_pages_n;
+
+	memcpy(pages, msk->tx_pages, n * sizeof(*pages));
+	msk->tx_pages_n = 0;
+	return n;
+}
+
+static void put_pages(struct page **pages, u32 n)
+{
+	while (n)
+		put_page(pages[--n]);
+}
+
 /* At close(): what the socket's last messages release is not kept. */
 void mpdt_txpages_release(struct mpdt_sock *msk)
 {
+	struct page *pages[MPDT_TX_PAGES_KEPT];
+	u32 n;
+
 	spin_lock_bh(&msk->tx_pages_lock);
 	msk->tx_pages_closed = true;
-	while (msk->tx_pages_n)
-		put_page(msk->tx_pages[--msk->tx_pages_n]);
+	n = txpages_drop(msk, pages);
 	spin_unlock_bh(&msk->tx_pages_lock);
+	put_pages(pages, n);
+}
+
+/* The gc timer's, every rto-max (conn.c): a socket that had nothing
+ * acknowledged since the last tick, or whose connections are all gone,
+ * keeps no pages; it is idle, and would hold them until close().
+ */
+void mpdt_txpages_idle(struct mpdt_sock *msk, bool all)
+{
+	struct page *pages[MPDT_TX_PAGES_KEPT];
+	u32 n = 0;
+
+	spin_lock_bh(&msk->tx_pages_lock);
+	if (all || !msk->tx_pages_busy)
+		n = txpages_drop(msk, pages);
+	msk->tx_pages_busy = false;
+	spin_unlock_bh(&msk->tx_pages_lock);
+	put_pages(pages, n);
 }
 
 void mpdt_txmsg_destroy(struct mpdt_sock *msk, struct mpdt_txmsg *m)
