@@ -1869,13 +1869,13 @@ static long long cgroup_stat(const char *name, const char *key)
 	return -1;
 }
 
-/* The kernel memory charged to the memory cgroup @name once it is below
- * @limit, or after @ms what it is: memory.stat is flushed lazily
- * (reading cpu.stat flushes it), and memory freed after an RCU grace
- * period comes back later.
+/* Whether the kernel memory charged to the memory cgroup @name falls
+ * below @limit within @ms (logged, with @when): memory.stat is flushed
+ * lazily (reading cpu.stat flushes it), and memory freed after an RCU
+ * grace period comes back later.
  */
-static long long cgroup_kernel_below(const char *name, long long limit,
-				     int ms)
+static bool cgroup_kernel_below(const char *name, long long limit, int ms,
+				const char *when)
 {
 	double end = now() + ms / 1e3;
 	char path[300], line[200];
@@ -1894,7 +1894,9 @@ static long long cgroup_kernel_below(const char *name, long long limit,
 			break;
 		usleep(50000);
 	} while (now() < end);
-	return v;
+	fprintf(stderr, "# kernel memory of %s, %s: %lld (limit %lld)\n",
+		name, when, v, limit);
+	return v >= 0 && v < limit;
 }
 
 /* A socket keeps the pages of its acknowledged messages for its next
@@ -1916,7 +1918,7 @@ TEST(acknowledged_pages_reused_once_released)
 	const char *cli = getenv("MPDT_CLI");
 	const size_t len = 1 << 20;
 	uint8_t *buf = malloc(len), *got = malloc(len + 1), seen[4] = { 0 };
-	long long reused, copied, left;
+	long long reused, copied;
 	int a, b, i;
 
 	ASSERT_TRUE(buf && got);
@@ -1958,9 +1960,7 @@ TEST(acknowledged_pages_reused_once_released)
 	ASSERT_EQ(0, wait_acked(a, PORT(1), 4, 30000));
 	close(a);
 	close(b);
-	left = cgroup_kernel_below(cg, 1 << 20, 5000);
-	TH_LOG("kernel memory left: %lld", left);
-	EXPECT_TRUE(left >= 0 && left < 1 << 20);
+	EXPECT_TRUE(cgroup_kernel_below(cg, 1 << 20, 5000, "sockets closed"));
 	cgroup_leave(cg);
 	free(buf);
 	free(got);
@@ -1977,7 +1977,6 @@ TEST(idle_socket_gives_kept_pages_back)
 	const char *cli = getenv("MPDT_CLI");
 	const size_t len = 1 << 20;
 	uint8_t *buf = malloc(len + 1);
-	long long left;
 	int a, b;
 
 	ASSERT_TRUE(!!buf);
@@ -1998,9 +1997,8 @@ TEST(idle_socket_gives_kept_pages_back)
 	ASSERT_EQ((ssize_t)len, recv(b, buf, len + 1, 0));
 	EXPECT_EQ(0, check(buf, len));
 	ASSERT_EQ(0, wait_acked(a, PORT(1), 1, 30000));
-	left = cgroup_kernel_below(cg, 512 << 10, 10000);
-	TH_LOG("kernel memory, sockets open and idle: %lld", left);
-	EXPECT_TRUE(left >= 0 && left < 512 << 10);
+	EXPECT_TRUE(cgroup_kernel_below(cg, 512 << 10, 10000,
+					"sockets open and idle"));
 	close(a);
 	close(b);
 	cgroup_leave(cg);
