@@ -12,6 +12,26 @@
 
 #include "protocol.h"
 
+/* The link of a link-local address: sin6_scope_id, or else the device
+ * the socket is bound to, as for UDP (ip6_datagram_connect()); one that
+ * names neither is refused, as it could be on any link.  Conflicting ones
+ * are refused too.  Other addresses have no scope, and a scope id given
+ * with one is ignored, as UDP ignores it.
+ */
+static int addr_scope(const struct sock *sk, const struct sockaddr_in6 *sin6,
+		      int len, struct mpdt_addr *a)
+{
+	int bound = READ_ONCE(sk->sk_bound_dev_if);
+	u32 scope = len >= sizeof(*sin6) ? sin6->sin6_scope_id : 0;
+
+	if (!__ipv6_addr_needs_scope_id(ipv6_addr_type(&a->v6)))
+		return 0;
+	if (scope && bound && scope != bound)
+		return -EINVAL;
+	a->scope_id = scope ?: bound;
+	return a->scope_id ? 0 : -EINVAL;
+}
+
 int mpdt_addr_from_user(const struct sock *sk, const struct sockaddr *uaddr,
 			int len, struct mpdt_addr *a)
 {
@@ -35,11 +55,11 @@ int mpdt_addr_from_user(const struct sock *sk, const struct sockaddr *uaddr,
 	if (ipv6_addr_v4mapped(&sin6->sin6_addr)) {
 		a->family = AF_INET;
 		a->v4 = sin6->sin6_addr.s6_addr32[3];
-	} else {
-		a->family = AF_INET6;
-		a->v6 = sin6->sin6_addr;
+		return 0;
 	}
-	return 0;
+	a->family = AF_INET6;
+	a->v6 = sin6->sin6_addr;
+	return addr_scope(sk, sin6, len, a);
 }
 
 /* Returns the length written: the socket's own address family. */
@@ -59,10 +79,12 @@ int mpdt_addr_to_user(const struct sock *sk, const struct mpdt_addr *a,
 	memset(sin6, 0, sizeof(*sin6));
 	sin6->sin6_family = AF_INET6;
 	sin6->sin6_port = a->port;
-	if (a->family == AF_INET6)
+	if (a->family == AF_INET6) {
 		sin6->sin6_addr = a->v6;
-	else if (a->family == AF_INET)
+		sin6->sin6_scope_id = a->scope_id;
+	} else if (a->family == AF_INET) {
 		ipv6_addr_set_v4mapped(a->v4, &sin6->sin6_addr);
+	}
 	return sizeof(*sin6);
 }
 
@@ -73,12 +95,22 @@ bool mpdt_addr_is_any(const struct mpdt_addr *a)
 	return a->v4 == htonl(INADDR_ANY);
 }
 
-/* The wildcard or an address of this host, in @net. */
+/* The wildcard or an address of this host, in @net; a link-local one
+ * on its own link.
+ */
 bool mpdt_addr_is_local(struct net *net, const struct mpdt_addr *a)
 {
+	struct net_device *dev = NULL;
+	bool local;
+
 	if (mpdt_addr_is_any(a))
 		return true;
-	if (a->family == AF_INET6)
-		return ipv6_chk_addr(net, &a->v6, NULL, 0);
-	return inet_addr_type(net, a->v4) == RTN_LOCAL;
+	if (a->family == AF_INET)
+		return inet_addr_type(net, a->v4) == RTN_LOCAL;
+	rcu_read_lock();
+	if (a->scope_id)
+		dev = dev_get_by_index_rcu(net, a->scope_id);
+	local = (dev || !a->scope_id) && ipv6_chk_addr(net, &a->v6, dev, 0);
+	rcu_read_unlock();
+	return local;
 }

@@ -25,10 +25,12 @@ static u32 peer_hash(const struct mpdt_sock *msk, const struct mpdt_addr *a,
 	const struct {
 		struct in6_addr v6;
 		u32 port;
+		u32 scope_id;
 	} k = {
 		.v6 = a->family == AF_INET6 ? a->v6 : (struct in6_addr){
 			.s6_addr32 = { a->v4 } },
 		.port = (__force u32)port,
+		.scope_id = a->scope_id,
 	};
 
 	return siphash(&k, sizeof(k), &msk->conn_key);
@@ -49,7 +51,8 @@ static bool same_host(const struct mpdt_addr *a, const struct mpdt_addr *b)
 	if (a->family != b->family)
 		return false;
 	if (a->family == AF_INET6)
-		return ipv6_addr_equal(&a->v6, &b->v6);
+		return ipv6_addr_equal(&a->v6, &b->v6) &&
+		       a->scope_id == b->scope_id;
 	return a->v4 == b->v4;
 }
 

@@ -17,6 +17,7 @@
 #include <linux/udp.h>
 #include <net/inet_ecn.h>
 #include <net/ip.h>
+#include <net/ipv6.h>
 #include <net/udp.h>
 
 #include "protocol.h"
@@ -46,6 +47,11 @@ static bool outer_headers(const struct sk_buff *skb, struct mpdt_rcv *r)
 		r->from.v6 = ipv6_hdr(skb)->saddr;
 		r->to.family = AF_INET6;
 		r->to.v6 = ipv6_hdr(skb)->daddr;
+		/* A link-local peer is the one on the link it came in by. */
+		r->from.scope_id = ipv6_iface_scope_id(&r->from.v6,
+						       inet6_iif(skb));
+		r->to.scope_id = ipv6_iface_scope_id(&r->to.v6,
+						     inet6_iif(skb));
 		r->ce = INET_ECN_is_ce(ipv6_get_dsfield(ipv6_hdr(skb)));
 		return true;
 	}

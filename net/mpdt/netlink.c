@@ -56,6 +56,7 @@ static const struct nla_policy conn_policy[MPDT_CONN_A_MAX + 1] = {
 	[MPDT_CONN_A_PEER_V6]		= NLA_POLICY_EXACT_LEN(16),
 	[MPDT_CONN_A_PEER_PORT]		= NLA_POLICY_MIN(NLA_U16, 1),
 	[MPDT_CONN_A_LOCAL_PORT]	= NLA_POLICY_MIN(NLA_U16, 1),
+	[MPDT_CONN_A_PEER_IFINDEX]	= NLA_POLICY_MIN(NLA_U32, 1),
 };
 
 static const struct nla_policy param_set_policy[MPDT_A_MAX + 1] = {
@@ -225,9 +226,13 @@ static int put_peer(struct sk_buff *skb, const struct mpdt_addr *a)
 	if (nla_put_u16(skb, MPDT_CONN_A_FAMILY, a->family) ||
 	    nla_put_u16(skb, MPDT_CONN_A_PEER_PORT, ntohs(a->port)))
 		return -EMSGSIZE;
-	if (a->family == AF_INET6)
-		return nla_put_in6_addr(skb, MPDT_CONN_A_PEER_V6, &a->v6);
-	return nla_put_in_addr(skb, MPDT_CONN_A_PEER_V4, a->v4);
+	if (a->family == AF_INET)
+		return nla_put_in_addr(skb, MPDT_CONN_A_PEER_V4, a->v4);
+	if (nla_put_in6_addr(skb, MPDT_CONN_A_PEER_V6, &a->v6) ||
+	    (a->scope_id &&
+	     nla_put_u32(skb, MPDT_CONN_A_PEER_IFINDEX, a->scope_id)))
+		return -EMSGSIZE;
+	return 0;
 }
 
 /* The owner as ss shows it, in the user namespace of whoever asks. */
@@ -301,6 +306,17 @@ static int peer_from_attrs(struct nlattr **tb, struct mpdt_addr *peer,
 	if (tb[MPDT_CONN_A_PEER_V6]) {
 		peer->family = AF_INET6;
 		peer->v6 = nla_get_in6_addr(tb[MPDT_CONN_A_PEER_V6]);
+		/* As for a socket address (addr.c): only a link-local peer
+		 * has, and needs, its interface.
+		 */
+		if (!__ipv6_addr_needs_scope_id(ipv6_addr_type(&peer->v6)))
+			return 0;
+		if (!tb[MPDT_CONN_A_PEER_IFINDEX]) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[MPDT_CONN_A_PEER_V6],
+					    "a link-local peer needs peer-ifindex");
+			return -EINVAL;
+		}
+		peer->scope_id = nla_get_u32(tb[MPDT_CONN_A_PEER_IFINDEX]);
 	} else {
 		peer->family = AF_INET;
 		peer->v4 = nla_get_in_addr(tb[MPDT_CONN_A_PEER_V4]);
@@ -448,10 +464,14 @@ static u64 sock_cgroup(struct sock *sk)
 
 static int put_bound(struct sk_buff *skb, const struct mpdt_addr *a)
 {
-	if (a->family == AF_INET6 && !ipv6_addr_any(&a->v6))
-		return nla_put_in6_addr(skb, MPDT_SOCK_A_ADDR_V6, &a->v6);
 	if (a->family == AF_INET && a->v4)
 		return nla_put_in_addr(skb, MPDT_SOCK_A_ADDR_V4, a->v4);
+	if (a->family != AF_INET6 || ipv6_addr_any(&a->v6))
+		return 0;
+	if (nla_put_in6_addr(skb, MPDT_SOCK_A_ADDR_V6, &a->v6) ||
+	    (a->scope_id &&
+	     nla_put_u32(skb, MPDT_SOCK_A_ADDR_IFINDEX, a->scope_id)))
+		return -EMSGSIZE;
 	return 0;
 }
 

@@ -243,8 +243,9 @@ static struct rtable *route_v4(struct mpdt_conn *c, struct flowi4 *fl4)
 	return rt;
 }
 
-/* The socket's say in its routes, as a UDP socket's: SO_BINDTODEVICE,
- * SO_MARK and its owner's uid.  The mark goes on every packet too, so
+/* The socket's say in its routes, as a UDP socket's: SO_BINDTODEVICE
+ * (a link-local peer's own link instead, which addr.c checked against
+ * it), SO_MARK and its owner's uid.  The mark goes on every packet too, so
  * that a netfilter rule that reroutes DATA or a PROBE (ip_route_me_harder(),
  * with their owner, the socket) looks up what we looked up; feedback,
  * which leaves as the tunnel's, would be rerouted without the device and
@@ -255,7 +256,7 @@ static void route_key(struct mpdt_conn *c, struct sk_buff *skb, int *oif)
 {
 	const struct sock *sk = &c->msk->inet.sk;
 
-	*oif = READ_ONCE(sk->sk_bound_dev_if);
+	*oif = c->peer.scope_id ?: READ_ONCE(sk->sk_bound_dev_if);
 	skb->mark = READ_ONCE(sk->sk_mark);
 	if (*oif == c->rt_oif && skb->mark == c->rt_mark)
 		return;

@@ -57,7 +57,11 @@
 #define MPDT_EPHEMERAL_LO	32768
 #define MPDT_EPHEMERAL_HI	60999
 
-/* An endpoint: IP address and MPDT port.  The core never looks inside. */
+/* An endpoint: IP address and MPDT port.  The core never looks inside.
+ * An IPv6 link-local address names a host only together with its link:
+ * @scope_id is that interface, as sin6_scope_id; 0 for every other
+ * address.
+ */
 struct mpdt_addr {
 	sa_family_t family;
 	__be16 port;
@@ -65,6 +69,7 @@ struct mpdt_addr {
 		__be32 v4;
 		struct in6_addr v6;
 	};
+	u32 scope_id;
 };
 
 struct mpdt_net {

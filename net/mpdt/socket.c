@@ -145,10 +145,12 @@ static int mpdt_bind(struct socket *sock, struct sockaddr *uaddr, int len)
 	err = bind_progs(sock->sk, uaddr);
 	if (err)
 		return err;
-	/* Again, as they may have rewritten it: no error, as they change
-	 * neither the family nor the length.
+	/* Again, as they may have rewritten it (to a link-local address
+	 * without its link, say).
 	 */
-	mpdt_addr_from_user(sock->sk, uaddr, len, &a);
+	err = mpdt_addr_from_user(sock->sk, uaddr, len, &a);
+	if (err)
+		return err;
 	if (!mpdt_addr_is_local(net, &a))
 		return -EADDRNOTAVAIL;
 	mutex_lock(&msk->user_lock);

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mpdt conn [show] [peer ADDR[:PORT]]: the netns's connections.  Without
+ * mpdt conn [show] [peer ADDR[%IF][:PORT]]: the netns's connections.  Without
  * a peer, or with an address only, the kernel dumps them all (and the
  * address filters here); with a port, CONN_GET asks for that one peer.
  * Also the connection printer that mpdt monitor shares.
  */
 #include <arpa/inet.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,38 +23,43 @@ struct peer {
 		struct in6_addr v6;
 	} addr;
 	uint16_t port;			/* 0: any */
+	unsigned int ifindex;		/* a link-local peer's link */
 };
 
-/* The peer's address as text, from whichever attribute is present. */
-static bool peer_text(const struct nlattr **tb, char *buf, size_t len,
-		      int *family)
+/* The peer's address as text, from whichever attribute is present; with
+ * @zone, a link-local one with its link ("fe80::1%eth0").
+ */
+static bool peer_text(const struct nlattr **tb, bool zone, char *buf,
+		      size_t len, int *family)
 {
-	const struct nlattr *v4 = tb[MPDT_CONN_A_PEER_V4];
-	const struct nlattr *v6 = tb[MPDT_CONN_A_PEER_V6];
-
-	if (v6 && mnl_attr_get_payload_len(v6) == sizeof(struct in6_addr))
-		*family = AF_INET6;
-	else if (v4 && mnl_attr_get_payload_len(v4) == sizeof(struct in_addr))
-		*family = AF_INET;
-	else
-		return false;
-	return inet_ntop(*family, mnl_attr_get_payload(*family == AF_INET6 ?
-						       v6 : v4),
-			 buf, len);
+	*family = AF_INET6;
+	if (nl_addr_text(tb[MPDT_CONN_A_PEER_V6], AF_INET6,
+			 zone ? tb[MPDT_CONN_A_PEER_IFINDEX] : NULL, buf, len))
+		return true;
+	*family = AF_INET;
+	if (nl_addr_text(tb[MPDT_CONN_A_PEER_V4], AF_INET, NULL, buf, len))
+		return true;
+	*family = AF_UNSPEC;
+	return false;
 }
 
+/* JSON has the address and its link apart, text the two together. */
 static void print_peer(const struct nlattr **tb)
 {
-	char addr[INET6_ADDRSTRLEN] = "?", text[INET6_ADDRSTRLEN + 8];
+	char addr[NL_ADDR_TEXT_LEN] = "?", text[NL_ADDR_TEXT_LEN + 8];
 	int family = AF_UNSPEC;
-	unsigned long long port = 0;
+	unsigned long long port = 0, ifindex;
 
-	peer_text(tb, addr, sizeof(addr), &family);
 	nl_uint(tb[MPDT_CONN_A_PEER_PORT], &port);
+	peer_text(tb, false, addr, sizeof(addr), &family);
 	out_str(OUT_JSON, conn_attr_name(MPDT_CONN_A_FAMILY), NULL,
 		family == AF_INET6 ? "inet6" : "inet");
 	out_str(OUT_JSON, conn_attr_name(MPDT_CONN_A_PEER_V4), NULL, addr);
 	out_uint(OUT_JSON, conn_attr_name(MPDT_CONN_A_PEER_PORT), NULL, port);
+	if (nl_uint(tb[MPDT_CONN_A_PEER_IFINDEX], &ifindex))
+		out_uint(OUT_JSON, conn_attr_name(MPDT_CONN_A_PEER_IFINDEX),
+			 NULL, ifindex);
+	peer_text(tb, true, addr, sizeof(addr), &family);
 	snprintf(text, sizeof(text), family == AF_INET6 ? "[%s]:%llu" :
 			"%s:%llu", addr, port);
 	out_str(OUT_TEXT, NULL, "peer %s", text);
@@ -110,10 +116,14 @@ static bool peer_matches(const struct nlattr **tb, const struct peer *p)
 	size_t len = p->family == AF_INET6 ? sizeof(p->addr.v6) :
 					     sizeof(p->addr.v4);
 
+	unsigned long long ifindex = 0;
+
 	if (p->family == AF_UNSPEC)
 		return true;
+	nl_uint(tb[MPDT_CONN_A_PEER_IFINDEX], &ifindex);
 	return a && mnl_attr_get_payload_len(a) == len &&
-	       !memcmp(mnl_attr_get_payload(a), &p->addr, len);
+	       !memcmp(mnl_attr_get_payload(a), &p->addr, len) &&
+	       (!p->ifindex || p->ifindex == ifindex);
 }
 
 static int conn_reply(const struct nlmsghdr *nlh, void *data)
@@ -132,10 +142,28 @@ static int conn_reply(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-/* ADDR, ADDR:PORT, IPV6ADDR or [IPV6ADDR]:PORT. */
+/* IPv6 link-local peers name their link: fe80::1%eth0 or fe80::1%2. */
+static int parse_zone(char *addr, struct peer *p)
+{
+	char *zone = strchr(addr, '%'), *end;
+
+	if (!zone)
+		return 0;
+	*zone++ = '\0';
+	p->ifindex = if_nametoindex(zone);
+	if (!p->ifindex && *zone >= '0' && *zone <= '9') {
+		unsigned long idx = strtoul(zone, &end, 10);
+
+		if (!*end && idx <= UINT32_MAX)
+			p->ifindex = idx;
+	}
+	return p->ifindex && p->family == AF_INET6 ? 0 : -1;
+}
+
+/* ADDR, ADDR:PORT, IPV6ADDR[%IF] or [IPV6ADDR[%IF]]:PORT. */
 static int parse_peer(const char *arg, struct peer *p)
 {
-	char addr[INET6_ADDRSTRLEN + 8], *colon, *end;
+	char addr[NL_ADDR_TEXT_LEN + 8], *colon, *end;
 	unsigned long port = 0;
 
 	if (strlen(arg) >= sizeof(addr))
@@ -162,6 +190,8 @@ static int parse_peer(const char *arg, struct peer *p)
 	}
 	p->port = port;
 	p->family = strchr(addr, ':') ? AF_INET6 : AF_INET;
+	if (parse_zone(addr, p))
+		return -1;
 	return inet_pton(p->family, addr, &p->addr) == 1 ? 0 : -1;
 }
 
@@ -176,6 +206,8 @@ static void put_peer(struct nlmsghdr *req, const struct peer *p)
 		mnl_attr_put(req, MPDT_CONN_A_PEER_V4, sizeof(p->addr.v4),
 			     &p->addr.v4);
 	mnl_attr_put_u16(req, MPDT_CONN_A_PEER_PORT, p->port);
+	if (p->ifindex)
+		mnl_attr_put_u32(req, MPDT_CONN_A_PEER_IFINDEX, p->ifindex);
 	mnl_attr_nest_end(req, nest);
 }
 
@@ -208,7 +240,7 @@ static int parse_show_args(int argc, char **argv, struct peer *p)
 		       "argument") < 0)
 		return usage_hint();
 	if (argc != 2)
-		return usage_error("conn show takes peer ADDR[:PORT]");
+		return usage_error("conn show takes peer ADDR[%%IF][:PORT]");
 	if (parse_peer(argv[1], p))
 		return usage_error("invalid peer \"%s\": expected ADDR, ADDR:PORT or [ADDR]:PORT",
 				   argv[1]);

@@ -56,9 +56,10 @@ static const struct object objects[] = {
 	  "-s read them twice, one second apart, and add each one's rate per second.\n",
 	  NULL },
 	{ "conn", do_conn,
-	  "conn [show] [peer ADDR[:PORT]]\n",
+	  "conn [show] [peer ADDR[%IF][:PORT]]\n",
 	  "Show the connections of the network namespace: all of them, those to the\n"
-	  "address ADDR, or the one to ADDR:PORT (IPv6: [ADDR]:PORT).\n",
+	  "address ADDR, or the one to ADDR:PORT (IPv6: [ADDR]:PORT).  A link-local\n"
+	  "IPv6 ADDR names its link: ADDR%IF (interface name or index).\n",
 	  NULL },
 	{ "sock", do_sock,
 	  "sock [show]\n",

@@ -113,6 +113,7 @@ static const char *const conn_attr_names[MPDT_CONN_A_MAX + 1] = {
 	[MPDT_CONN_A_BYTES_ACKED]	= "bytes_acked",
 	[MPDT_CONN_A_SOCK_INODE]	= "inode",
 	[MPDT_CONN_A_UID]		= "uid",
+	[MPDT_CONN_A_PEER_IFINDEX]	= "peer_ifindex",
 };
 
 /* Both bound address attributes are shown as "addr". */
@@ -130,6 +131,7 @@ static const char *const sock_attr_names[MPDT_SOCK_A_MAX + 1] = {
 	[MPDT_SOCK_A_RCVBUF]		= "rcvbuf",
 	[MPDT_SOCK_A_WMEM]		= "wmem",
 	[MPDT_SOCK_A_SNDBUF]		= "sndbuf",
+	[MPDT_SOCK_A_ADDR_IFINDEX]	= "addr_ifindex",
 };
 
 static const char *const sock_state_names[MPDT_SOCK_TIME_WAIT + 1] = {

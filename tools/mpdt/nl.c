@@ -5,7 +5,9 @@
  * ack or the end of a dump, and report errors with the kernel's extended
  * ack (message, offending attribute, valid range).
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <net/if.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -85,6 +87,32 @@ bool nl_uint(const struct nlattr *a, unsigned long long *val)
 	default:
 		return false;
 	}
+}
+
+/* An address attribute as text; an IPv6 link-local one with "%IFNAME"
+ * (or "%INDEX" if this netns has no such interface) when @ifindex, its
+ * link, is there.  False if @a is not an address of @family.
+ */
+bool nl_addr_text(const struct nlattr *a, int family,
+		  const struct nlattr *ifindex, char *buf, size_t len)
+{
+	char name[IF_NAMESIZE];
+	unsigned long long idx;
+	size_t n;
+
+	if (!a || mnl_attr_get_payload_len(a) != (family == AF_INET6 ?
+						  sizeof(struct in6_addr) :
+						  sizeof(struct in_addr)) ||
+	    !inet_ntop(family, mnl_attr_get_payload(a), buf, len))
+		return false;
+	if (!nl_uint(ifindex, &idx) || !idx)
+		return true;
+	n = strlen(buf);
+	if (if_indextoname(idx, name))
+		snprintf(buf + n, len - n, "%%%s", name);
+	else
+		snprintf(buf + n, len - n, "%%%llu", idx);
+	return true;
 }
 
 const char *nl_str(const struct nlattr *a)

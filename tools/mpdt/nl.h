@@ -44,5 +44,9 @@ void nl_parse(const struct nlattr *nest, const struct nlattr **tb,
 	      uint16_t max);
 bool nl_uint(const struct nlattr *a, unsigned long long *val);
 const char *nl_str(const struct nlattr *a);
+/* Room for nl_addr_text(): an IPv6 address, '%' and an interface. */
+#define NL_ADDR_TEXT_LEN	(46 + 1 + 16)
+bool nl_addr_text(const struct nlattr *a, int family,
+		  const struct nlattr *ifindex, char *buf, size_t len);
 
 #endif /* _MPDT_NL_H */

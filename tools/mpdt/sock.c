@@ -12,28 +12,38 @@
 #include "names.h"
 #include "out.h"
 
-/* The bound address, "*" when the socket takes any. */
+/* The bound address, "*" when the socket takes any; with @zone, a
+ * link-local one with its link.
+ */
+static void local_text(const struct nlattr **tb, bool zone, char *buf,
+		       size_t len)
+{
+	if (!nl_addr_text(tb[MPDT_SOCK_A_ADDR_V6], AF_INET6,
+			  zone ? tb[MPDT_SOCK_A_ADDR_IFINDEX] : NULL, buf,
+			  len) &&
+	    !nl_addr_text(tb[MPDT_SOCK_A_ADDR_V4], AF_INET, NULL, buf, len))
+		snprintf(buf, len, "*");
+}
+
+/* JSON has the address and its link apart, text the two together. */
 static void print_local(const struct nlattr **tb)
 {
-	const struct nlattr *v4 = tb[MPDT_SOCK_A_ADDR_V4];
-	const struct nlattr *v6 = tb[MPDT_SOCK_A_ADDR_V6];
-	char addr[INET6_ADDRSTRLEN] = "*", text[INET6_ADDRSTRLEN + 8];
-	unsigned long long family = 0, port = 0;
+	char addr[NL_ADDR_TEXT_LEN], text[NL_ADDR_TEXT_LEN + 8];
+	unsigned long long family = 0, port = 0, ifindex;
 
-	if (v6 && mnl_attr_get_payload_len(v6) == sizeof(struct in6_addr))
-		inet_ntop(AF_INET6, mnl_attr_get_payload(v6), addr,
-			  sizeof(addr));
-	else if (v4 && mnl_attr_get_payload_len(v4) == sizeof(struct in_addr))
-		inet_ntop(AF_INET, mnl_attr_get_payload(v4), addr,
-			  sizeof(addr));
 	nl_uint(tb[MPDT_SOCK_A_FAMILY], &family);
 	nl_uint(tb[MPDT_SOCK_A_LOCAL_PORT], &port);
+	local_text(tb, false, addr, sizeof(addr));
 	out_str(OUT_JSON, sock_attr_name(MPDT_SOCK_A_FAMILY), NULL,
 		family == AF_INET6 ? "inet6" : "inet");
 	out_str(OUT_JSON, sock_attr_name(MPDT_SOCK_A_ADDR_V4), NULL, addr);
 	out_uint(OUT_JSON, sock_attr_name(MPDT_SOCK_A_LOCAL_PORT), NULL, port);
-	snprintf(text, sizeof(text),
-		 v6 ? "[%s]:%llu" : "%s:%llu", addr, port);
+	if (nl_uint(tb[MPDT_SOCK_A_ADDR_IFINDEX], &ifindex))
+		out_uint(OUT_JSON, sock_attr_name(MPDT_SOCK_A_ADDR_IFINDEX),
+			 NULL, ifindex);
+	local_text(tb, true, addr, sizeof(addr));
+	snprintf(text, sizeof(text), tb[MPDT_SOCK_A_ADDR_V6] ? "[%s]:%llu" :
+		 "%s:%llu", addr, port);
 	out_str(OUT_TEXT, NULL, "%s", family == AF_INET6 ? "inet6" : "inet");
 	out_str(OUT_TEXT, NULL, "local %s", text);
 }

@@ -299,6 +299,7 @@ enum mpdt_conn_attr {
 	MPDT_CONN_A_BASE_RTT_US,	/* u32 */
 	MPDT_CONN_A_BDP,		/* u32, bytes */
 	MPDT_CONN_A_DELIVERY_RATE,	/* u64, bytes per second */
+	MPDT_CONN_A_PEER_IFINDEX,	/* u32: a link-local peer's interface */
 	__MPDT_CONN_A_MAX
 };
 
@@ -335,6 +336,7 @@ enum mpdt_sock_attr {
 	MPDT_SOCK_A_RCVBUF,	/* u32: SO_RCVBUF */
 	MPDT_SOCK_A_WMEM,	/* u32: send memory in use, bytes */
 	MPDT_SOCK_A_SNDBUF,	/* u32: SO_SNDBUF */
+	MPDT_SOCK_A_ADDR_IFINDEX, /* u32: a link-local bound address's link */
 	__MPDT_SOCK_A_MAX
 };
 
