@@ -232,8 +232,7 @@ static int parse_show_args(int argc, char **argv, struct peer *p)
 {
 	static const char *const keywords[] = { "peer" };
 
-	p->family = AF_UNSPEC;
-	p->port = 0;
+	*p = (struct peer){ .family = AF_UNSPEC };
 	if (!argc)
 		return 0;
 	if (match_word(argv[0], keywords, ARRAY_SIZE(keywords),
