@@ -115,10 +115,13 @@ static int __init mpdt_init(void)
 	err = mpdt_caches_create();
 	if (err)
 		return err;
+	err = mpdt_txpages_register();
+	if (err)
+		goto err_caches;
 	mpdt_sock_mem_init();
 	err = proto_register(&mpdt_prot, 1);
 	if (err)
-		goto err_caches;
+		goto err_shrinker;
 	err = proto_register(&mpdtv6_prot, 1);
 	if (err)
 		goto err_proto4;
@@ -143,6 +146,8 @@ err_proto:
 	proto_unregister(&mpdtv6_prot);
 err_proto4:
 	proto_unregister(&mpdt_prot);
+err_shrinker:
+	mpdt_txpages_unregister();
 err_caches:
 	mpdt_caches_destroy();
 	return err;
@@ -158,6 +163,7 @@ static void __exit mpdt_exit(void)
 	rcu_barrier();
 	proto_unregister(&mpdtv6_prot);
 	proto_unregister(&mpdt_prot);
+	mpdt_txpages_unregister();
 	mpdt_caches_destroy();
 }
 

@@ -138,6 +138,7 @@ struct mpdt_sock {
 	bool tx_pages_busy;		/* kept one since the last gc tick */
 	u32 tx_pages_n;
 	struct page *tx_pages[MPDT_TX_PAGES_KEPT];
+	struct list_head tx_pages_node;	/* on the shrinker's list */
 	/* Non-NULL only inside mpdt_rcv()'s hold of @lock: where the
 	 * feedback of the packet it processes waits until the lock is
 	 * released (output.c send_or_defer()).
@@ -305,6 +306,8 @@ u32 mpdt_txmsg_truesize(size_t len);
 struct mpdt_txmsg *mpdt_txmsg_new(struct mpdt_sock *msk, struct msghdr *msg,
 				  size_t len, int *err);
 void mpdt_txmsg_destroy(struct mpdt_sock *msk, struct mpdt_txmsg *m);
+int mpdt_txpages_register(void);
+void mpdt_txpages_unregister(void);
 void mpdt_txpages_release(struct mpdt_sock *msk);
 void mpdt_txpages_idle(struct mpdt_sock *msk, bool all);
 bool mpdt_txmsg_attach(struct sk_buff *skb, const struct mpdt_txmsg *m,

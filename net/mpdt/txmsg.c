@@ -50,6 +50,35 @@ u32 mpdt_txmsg_truesize(size_t len)
  * read), else the new one: the oldest is the first to be free again.
  * Small messages share a page: it is kept once.
  */
+
+/* Under memory pressure every socket's kept pages go back: they are a
+ * cache, never needed (mpdt_txpages_shrinker).  The sockets that keep
+ * any are on txpages_socks.  A socket joins it when it keeps its first
+ * page and leaves when its last one goes, under its tx_pages_lock, which
+ * nests outside txpages_socks_lock; the shrinker, which takes the list's
+ * lock first, only tries each socket's, and a busy socket keeps its
+ * pages that time.  A closed socket keeps none, and has left the list
+ * before it is freed.
+ */
+static LIST_HEAD(txpages_socks);
+static DEFINE_SPINLOCK(txpages_socks_lock);
+static atomic_long_t txpages_count;	/* pages kept, all sockets */
+
+/* Under tx_pages_lock, after its count moved: on the list iff keeping. */
+static void txpages_list(struct mpdt_sock *msk)
+{
+	bool listed = !list_empty(&msk->tx_pages_node);
+
+	if (listed == !!msk->tx_pages_n)
+		return;
+	spin_lock(&txpages_socks_lock);
+	if (listed)
+		list_del_init(&msk->tx_pages_node);
+	else
+		list_add_tail(&msk->tx_pages_node, &txpages_socks);
+	spin_unlock(&txpages_socks_lock);
+}
+
 static bool txpages_wanted(struct mpdt_sock *msk, struct page *page)
 {
 	u32 n = msk->tx_pages_n;
@@ -71,6 +100,8 @@ static struct page *txpages_keep(struct mpdt_sock *msk, struct page *page)
 	if (n < MPDT_TX_PAGES_KEPT && (n + 1) * page_size(page) <=
 	    READ_ONCE(msk->inet.sk.sk_sndbuf)) {
 		kept[msk->tx_pages_n++] = page;
+		atomic_long_inc(&txpages_count);
+		txpages_list(msk);
 		return NULL;
 	}
 	if (!n || page_ref_count(kept[0]) == 1)
@@ -101,6 +132,8 @@ static struct page *txpages_take(struct mpdt_sock *msk, struct page *cur)
 		page = kept[i];
 		memmove(&kept[i], &kept[i + 1],
 			(--msk->tx_pages_n - i) * sizeof(*kept));
+		atomic_long_dec(&txpages_count);
+		txpages_list(msk);
 		break;
 	}
 	spin_unlock_bh(&msk->tx_pages_lock);
@@ -112,13 +145,16 @@ static struct page *txpages_take(struct mpdt_sock *msk, struct page *cur)
 	return page;
 }
 
-/* Under tx_pages_lock: the kept pages move to @pages, to be put after. */
+/* Under tx_pages_lock: the kept pages move to @pages, to be put after.
+ * The caller takes the socket off the list.
+ */
 static u32 txpages_drop(struct mpdt_sock *msk, struct page **pages)
 {
 	u32 n = msk->tx_pages_n;
 
 	memcpy(pages, msk->tx_pages, n * sizeof(*pages));
 	msk->tx_pages_n = 0;
+	atomic_long_sub(n, &txpages_count);
 	return n;
 }
 
@@ -137,6 +173,7 @@ void mpdt_txpages_release(struct mpdt_sock *msk)
 	spin_lock_bh(&msk->tx_pages_lock);
 	msk->tx_pages_closed = true;
 	n = txpages_drop(msk, pages);
+	txpages_list(msk);
 	spin_unlock_bh(&msk->tx_pages_lock);
 	put_pages(pages, n);
 }
@@ -151,11 +188,69 @@ void mpdt_txpages_idle(struct mpdt_sock *msk, bool all)
 	u32 n = 0;
 
 	spin_lock_bh(&msk->tx_pages_lock);
-	if (all || !msk->tx_pages_busy)
+	if (all || !msk->tx_pages_busy) {
 		n = txpages_drop(msk, pages);
+		txpages_list(msk);
+	}
 	msk->tx_pages_busy = false;
 	spin_unlock_bh(&msk->tx_pages_lock);
 	put_pages(pages, n);
+}
+
+static unsigned long txpages_shrink_count(struct shrinker *shrinker,
+					  struct shrink_control *sc)
+{
+	return atomic_long_read(&txpages_count) ?: SHRINK_EMPTY;
+}
+
+/* Under txpages_socks_lock: @msk's pages to @pages, unless it is busy. */
+static u32 txpages_shrink_one(struct mpdt_sock *msk, struct page **pages)
+{
+	u32 n;
+
+	if (!spin_trylock(&msk->tx_pages_lock))
+		return 0;
+	n = txpages_drop(msk, pages);
+	list_del_init(&msk->tx_pages_node);
+	spin_unlock(&msk->tx_pages_lock);
+	return n;
+}
+
+/* Whole sockets' pages, oldest keepers first, until enough went. */
+static unsigned long txpages_shrink_scan(struct shrinker *shrinker,
+					 struct shrink_control *sc)
+{
+	struct page *pages[MPDT_TX_PAGES_KEPT];
+	struct mpdt_sock *msk, *tmp;
+	unsigned long freed = 0;
+	u32 n;
+
+	spin_lock_bh(&txpages_socks_lock);
+	list_for_each_entry_safe(msk, tmp, &txpages_socks, tx_pages_node) {
+		if (freed >= sc->nr_to_scan)
+			break;
+		n = txpages_shrink_one(msk, pages);
+		put_pages(pages, n);
+		freed += n;
+	}
+	spin_unlock_bh(&txpages_socks_lock);
+	return freed ?: SHRINK_STOP;
+}
+
+static struct shrinker txpages_shrinker = {
+	.count_objects	= txpages_shrink_count,
+	.scan_objects	= txpages_shrink_scan,
+	.seeks		= DEFAULT_SEEKS,
+};
+
+int mpdt_txpages_register(void)
+{
+	return register_shrinker(&txpages_shrinker, "mpdt-txpages");
+}
+
+void mpdt_txpages_unregister(void)
+{
+	unregister_shrinker(&txpages_shrinker);
 }
 
 void mpdt_txmsg_destroy(struct mpdt_sock *msk, struct mpdt_txmsg *m)
