@@ -2029,7 +2029,7 @@ TEST(idle_socket_gives_kept_pages_back)
 /* Memory pressure takes kept pages back at once (the module's shrinker):
  * "2" in vm.drop_caches runs every shrinker before the write returns.
  * The idle tick could not: with rto-max 10 s it comes at least 10 s after
- * the acknowledgement, five times the 2 s the check waits (for the
+ * the acknowledgment, five times the 2 s the check waits (for the
  * cgroup's statistics).
  */
 TEST(memory_pressure_takes_kept_pages)
