@@ -30,29 +30,8 @@ u32 mpdt_txmsg_truesize(size_t len)
 	       chunks_max(len) * sizeof(struct mpdt_txchunk);
 }
 
-/* The pages of a message that is acknowledged (or dropped) are kept for
- * the next ones, as a driver's page pool keeps its receive pages: a new
- * page costs the page allocator and, under Debian's init_on_alloc,
- * zeroing before it is written, 7.5% of a one-connection run's time
- * (perf.rst).  A kept page is taken again only when nothing but the
- * socket (and the task, for the page it is filling) refers to it: every
- * skb, and a receiver on this host that held the payload, let go of it,
- * and only a holder can take another.  Its old bytes are never sent,
- * only what a message wrote over them.
- *
- * At most MPDT_TX_PAGES_KEPT pages per socket, and no more than
- * sk_sndbuf in pages of the size of the one coming, still charged to
- * the memory cgroup they were allocated in; none of the emergency
- * reserves' is kept, and none from another NUMA node than the sender's
- * is taken, as page_pool does.  All go when the socket is closed or
- * idle (mpdt_txpages_idle()).  When the socket keeps all it may, the
- * oldest goes if something still holds it (a receiver that does not
- * read), else the new one: the oldest is the first to be free again.
- * Small messages share a page: it is kept once.
- */
-
-/* Under memory pressure every socket's kept pages go back: they are a
- * cache, never needed (mpdt_txpages_shrinker).  The sockets that keep
+/* Under memory pressure every socket's kept pages (below) go back: they
+ * are a cache, never needed (txpages_shrinker).  The sockets that keep
  * any are on txpages_socks.  A socket joins it when it keeps its first
  * page and leaves when its last one goes, under its tx_pages_lock, which
  * nests outside txpages_socks_lock; the shrinker, which takes the list's
@@ -79,6 +58,27 @@ static void txpages_list(struct mpdt_sock *msk)
 	spin_unlock(&txpages_socks_lock);
 }
 
+/* The pages of a message that is acknowledged (or dropped) are kept for
+ * the next ones, as a driver's page pool keeps its receive pages: a new
+ * page costs the page allocator and, under Debian's init_on_alloc,
+ * zeroing before it is written, 7.5% of a one-connection run's time
+ * (perf.rst).  A kept page is taken again only when nothing but the
+ * socket (and the task, for the page it is filling) refers to it: every
+ * skb, and a receiver on this host that held the payload, let go of it,
+ * and only a holder can take another.  Its old bytes are never sent,
+ * only what a message wrote over them.
+ *
+ * At most MPDT_TX_PAGES_KEPT pages per socket, and no more than
+ * sk_sndbuf in pages of the size of the one coming, still charged to
+ * the memory cgroup they were allocated in; none of the emergency
+ * reserves' is kept, and none from another NUMA node than the sender's
+ * is taken, as page_pool does.  All go when the socket is closed or
+ * idle (mpdt_txpages_idle()), or under memory pressure (above).  When
+ * the socket keeps all it may, the oldest goes if something still holds
+ * it (a receiver that does not read), else the new one: the oldest is
+ * the first to be free again.  Small messages share a page: it is kept
+ * once.
+ */
 static bool txpages_wanted(struct mpdt_sock *msk, struct page *page)
 {
 	u32 n = msk->tx_pages_n;
