@@ -1899,6 +1899,31 @@ static bool cgroup_kernel_below(const char *name, long long limit, int ms,
 	return v >= 0 && v < limit;
 }
 
+/* Where each kept-pages test starts: a netns and memory cgroup @cg of its
+ * own, rto-max @rto_max_us, and two bound sockets, *@a sending to *@b.
+ * False if the test was skipped.
+ */
+static bool kept_pages_start(struct __test_metadata *_metadata,
+			     const char *cg, const char *rto_max_us, int *a,
+			     int *b)
+{
+	const char *cli = getenv("MPDT_CLI");
+
+	ASSERT_EQ(0, own_netns()) TH_LOG("own netns: %s", strerror(errno));
+	if (!cli)
+		SKIP(return false, "no $MPDT_CLI (sockapi.sh sets it)");
+	if (!cgroup_enter(cg, true))
+		SKIP(return false, "no cgroup2 memory controller");
+	ASSERT_EQ(0, run(NULL, 0, cli, "param", "set", "rto-max-us",
+			 rto_max_us, NULL));
+	*a = mk_bound(PORT(0));
+	*b = mk_bound(PORT(1));
+	ASSERT_LE(0, *a);
+	ASSERT_LE(0, *b);
+	set_rcvtimeo(*b, 30000);
+	return true;
+}
+
 /* A socket keeps the pages of its acknowledged messages for its next
  * ones (txmsg.c) and takes one again only when nothing else refers to
  * it.  Over lo the receiver keeps each payload in the sender's pages
@@ -1915,26 +1940,15 @@ static bool cgroup_kernel_below(const char *name, long long limit, int ms,
 TEST(acknowledged_pages_reused_once_released)
 {
 	static const char cg[] = "mpdt_pages";
-	const char *cli = getenv("MPDT_CLI");
 	const size_t len = 1 << 20;
 	uint8_t *buf = malloc(len), *got = malloc(len + 1), seen[4] = { 0 };
 	long long reused, copied;
 	int a, b, i;
 
 	ASSERT_TRUE(buf && got);
-	ASSERT_EQ(0, own_netns()) TH_LOG("own netns: %s", strerror(errno));
-	if (!cli)
-		SKIP(return, "no $MPDT_CLI (sockapi.sh sets it)");
-	if (!cgroup_enter(cg, true))
-		SKIP(return, "no cgroup2 memory controller");
-	ASSERT_EQ(0, run(NULL, 0, cli, "param", "set", "rto-max-us",
-			 "5000000", NULL));
+	if (!kept_pages_start(_metadata, cg, "5000000", &a, &b))
+		return;
 	copied = netns_stat("rx_copied");
-	a = mk_bound(PORT(0));
-	b = mk_bound(PORT(1));
-	ASSERT_LE(0, a);
-	ASSERT_LE(0, b);
-	set_rcvtimeo(b, 30000);
 	for (i = 0; i < 3; i++) {
 		fill(buf, len, i);
 		ASSERT_EQ((ssize_t)len, send_to(a, buf, len, PORT(1), 0));
@@ -1983,18 +1997,8 @@ static void kept_pages_go(struct __test_metadata *_metadata, const char *cg,
 	int a, b, fd;
 
 	ASSERT_TRUE(!!buf);
-	ASSERT_EQ(0, own_netns()) TH_LOG("own netns: %s", strerror(errno));
-	if (!cli)
-		SKIP(return, "no $MPDT_CLI (sockapi.sh sets it)");
-	if (!cgroup_enter(cg, true))
-		SKIP(return, "no cgroup2 memory controller");
-	ASSERT_EQ(0, run(NULL, 0, cli, "param", "set", "rto-max-us",
-			 rto_max_us, NULL));
-	a = mk_bound(PORT(0));
-	b = mk_bound(PORT(1));
-	ASSERT_LE(0, a);
-	ASSERT_LE(0, b);
-	set_rcvtimeo(b, 30000);
+	if (!kept_pages_start(_metadata, cg, rto_max_us, &a, &b))
+		return;
 	fill(buf, len, 0);
 	ASSERT_EQ((ssize_t)len, send_to(a, buf, len, PORT(1), 0));
 	ASSERT_EQ((ssize_t)len, recv(b, buf, len + 1, 0));
