@@ -223,8 +223,10 @@ static __poll_t mpdt_poll(struct file *file, struct socket *sock,
 	__poll_t mask = 0;
 
 	sock_poll_wait(file, sock, wait);
-	if (READ_ONCE(sk->sk_err))
-		mask |= EPOLLERR;
+	if (READ_ONCE(sk->sk_err) ||
+	    !skb_queue_empty_lockless(&sk->sk_error_queue))
+		mask |= EPOLLERR |
+			(sock_flag(sk, SOCK_SELECT_ERR_QUEUE) ? EPOLLPRI : 0);
 	if (!list_empty_careful(&msk->rx_ready))
 		mask |= EPOLLIN | EPOLLRDNORM;
 	if (writable(sk))
@@ -299,6 +301,15 @@ static int mpdt_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	 */
 	if (msg->msg_flags &
 	    ~(MSG_DONTWAIT | MSG_NOSIGNAL | MSG_BATCH | MSG_CMSG_COMPAT))
+		return -EOPNOTSUPP;
+	/* MPDT decides when each packet leaves and gives none a transmit
+	 * time.  An ETF qdisc drops every packet of a socket with SO_TXTIME
+	 * that gives none, each with a report on the error queue if asked
+	 * for, charged to the receive buffer: the option is refused here,
+	 * where the user hears of it (6.1 offers the protocol no say in
+	 * SOL_SOCKET options).
+	 */
+	if (sock_flag(sk, SOCK_TXTIME))
 		return -EOPNOTSUPP;
 	if (READ_ONCE(sk->sk_shutdown) & SEND_SHUTDOWN)
 		return -EPIPE;
@@ -427,6 +438,19 @@ static int copy_message(struct mpdt_rxmsg *m, struct msghdr *msg, u32 len)
 	return copy_pages(m, off, len, &msg->msg_iter);
 }
 
+/* What the kernel queued on the error queue (SO_TXTIME's reports, sent
+ * before the option was set: sendmsg() refuses it after), read as UDP's
+ * is, the report a cmsg of IP_RECVERR's or IPV6_RECVERR's; its bytes
+ * count against the receive buffer until then.
+ */
+static int recv_error(struct sock *sk, struct msghdr *msg, size_t len)
+{
+	if (sk->sk_family == AF_INET6)
+		return sock_recv_errqueue(sk, msg, len, SOL_IPV6,
+					  IPV6_RECVERR);
+	return sock_recv_errqueue(sk, msg, len, SOL_IP, IP_RECVERR);
+}
+
 static int mpdt_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 			int flags)
 {
@@ -437,10 +461,12 @@ static int mpdt_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 	u32 copied;
 	int err;
 
-	/* No cmsg is written, so none has a descriptor to close on exec. */
-	if (flags &
-	    ~(MSG_DONTWAIT | MSG_TRUNC | MSG_CMSG_COMPAT | MSG_CMSG_CLOEXEC))
+	/* No cmsg carries a descriptor to close on exec. */
+	if (flags & ~(MSG_DONTWAIT | MSG_TRUNC | MSG_CMSG_COMPAT |
+		      MSG_CMSG_CLOEXEC | MSG_ERRQUEUE))
 		return -EOPNOTSUPP;
+	if (flags & MSG_ERRQUEUE)
+		return recv_error(sk, msg, len);
 	for (;;) {
 		m = pop_message(msk);
 		if (m)

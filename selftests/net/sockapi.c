@@ -33,7 +33,9 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <linux/bpf.h>
+#include <linux/errqueue.h>
 #include <linux/mpdt.h>
+#include <linux/net_tstamp.h>
 #include <linux/sock_diag.h>
 
 #include "kselftest_harness.h"
@@ -1448,6 +1450,68 @@ TEST(unsupported_flags)
 	ASSERT_EQ(4, send_to(a, "exec", 4, PORT(1), 0));
 	set_rcvtimeo(b, 30000);
 	EXPECT_EQ(4, recv(b, buf, sizeof(buf), MSG_CMSG_CLOEXEC));
+}
+
+/* An ETF qdisc drops every packet of a socket with SO_TXTIME that gives
+ * no transmit time, as MPDT's never do, and reports each on the error
+ * queue, charged to the receive buffer: sendmsg() refuses the option, and
+ * reports of what was sent before it are read with MSG_ERRQUEUE.
+ */
+TEST(so_txtime_refused_and_reports_readable)
+{
+	struct sock_txtime txtime = {
+		.clockid = CLOCK_TAI,
+		.flags = SOF_TXTIME_REPORT_ERRORS,
+	};
+	union {
+		char buf[CMSG_SPACE(sizeof(struct sock_extended_err)) + 64];
+		struct cmsghdr align;
+	} ctl;
+	char data[2048];
+	struct iovec iov = { .iov_base = data, .iov_len = sizeof(data) };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf),
+	};
+	const struct sock_extended_err *ee;
+	struct cmsghdr *cm;
+	int a, c;
+
+	ASSERT_EQ(0, own_netns()) TH_LOG("own netns: %s", strerror(errno));
+	ASSERT_EQ(0, run(NULL, 0, "tc", "qdisc", "add", "dev", "lo", "root",
+			 "etf", "clockid", "CLOCK_TAI", "delta", "1000000",
+			 NULL)) TH_LOG("no ETF qdisc: sockapi.sh loads sch_etf");
+	a = mk_bound(PORT(0));
+	c = mk_bound(PORT(2));
+	ASSERT_LE(0, a);
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, setsockopt(a, SOL_SOCKET, SO_TXTIME, &txtime,
+				sizeof(txtime)));
+	EXPECT_EQ(-1, send_to(a, "x", 1, PORT(1), 0));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	EXPECT_EQ(-1, recv(c, data, sizeof(data), MSG_ERRQUEUE));
+	EXPECT_EQ(EAGAIN, errno);
+
+	/* Queued before the option, resent after it: each resend dropped
+	 * and reported.
+	 */
+	ASSERT_EQ(1, send_to(c, "y", 1, PORT(1), 0));
+	ASSERT_EQ(0, setsockopt(c, SOL_SOCKET, SO_TXTIME, &txtime,
+				sizeof(txtime)));
+	ASSERT_EQ(0, wait_pollerr(c, 3000));
+	ASSERT_LT(0, recvmsg(c, &msg, MSG_ERRQUEUE | MSG_DONTWAIT))
+		TH_LOG("no report: %s", strerror(errno));
+	EXPECT_TRUE(msg.msg_flags & MSG_ERRQUEUE);
+	cm = CMSG_FIRSTHDR(&msg);
+	ASSERT_NE(NULL, cm);
+	EXPECT_EQ(SOL_IP, cm->cmsg_level);
+	EXPECT_EQ(IP_RECVERR, cm->cmsg_type);
+	ee = (const struct sock_extended_err *)CMSG_DATA(cm);
+	EXPECT_EQ(SO_EE_ORIGIN_TXTIME, ee->ee_origin);
+	EXPECT_EQ(EINVAL, ee->ee_errno);
+	EXPECT_EQ(SO_EE_CODE_TXTIME_INVALID_PARAM, ee->ee_code);
+	close(a);
+	close(c);
 }
 
 /* splice() from the socket into a pipe (sendfile() from it goes the same

@@ -6,7 +6,8 @@
 # sockapi checks one behaviour of the socket API: EAGAIN, EMSGSIZE and
 # SO_SNDBUF, truncation, zero-length messages, POLLIN/POLLOUT/POLLERR and
 # epoll, names, connect/EDESTADDRREQ/EADDRINUSE, MPDT_INFO, SO_LINGER and
-# close, ETIMEDOUT after a dead peer, receive buffer pressure, SO_RESERVE_MEM
+# close, ETIMEDOUT after a dead peer, SO_TXTIME and MSG_ERRQUEUE (an ETF
+# qdisc on lo), receive buffer pressure, SO_RESERVE_MEM
 # changed while messages arrive (in a memory cgroup it makes).  The close
 # tests that read counters (close_drain, close_abandoned, conn_failed...)
 # run in a netns of their own (unshare), where they set parameters and a
@@ -28,7 +29,7 @@ require_cmd tc
 MPDT_CLI=$(mpdt_cli_bin)
 export MPDT_CLI
 mpdt_load
-modprobe -a sch_netem dummy 2>/dev/null || true
+modprobe -a sch_netem sch_etf dummy 2>/dev/null || true
 netns_add "$NS_A"
 log "running $(basename "$SOCKAPI") in $NS_A"
 rc=0
