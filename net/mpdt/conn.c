@@ -242,6 +242,7 @@ static const struct mpdt_eng_ops conn_eng_ops = {
 	.xmit		= mpdt_xmit,
 	.flush		= mpdt_xmit_flush,
 	.host_room	= mpdt_tx_host_room,
+	.host_drained	= mpdt_tx_host_drained,
 	.arm_timer	= mpdt_tx_arm_timer,
 	.count		= count,
 	.tx_release	= mpdt_tx_release,

@@ -574,6 +574,37 @@ static u64 probe_deadline(const struct mpdt_eng *e)
 	return when && when < e->pause_until ? e->pause_until : when;
 }
 
+/* When the timer must look at the probe again: when it is due, or, if
+ * it waits for the host's queues (probe_may_go()), when it goes anyway.
+ */
+static u64 probe_timer(const struct mpdt_eng *e)
+{
+	u64 due = probe_deadline(e);
+
+	return due && due == e->probe_held ? due + probe_interval(e) : due;
+}
+
+/* A probe's fast answer declares lost every packet sent before it that is
+ * not acknowledged (§3.3.2): the probe must not overtake them.  On the
+ * fabric the answer's speed says the queues were short; in this host a
+ * probe sent on one CPU passes DATA waiting in another CPU's backlog (a
+ * veth's, RPS) or a multiqueue device's other queue, and its answer comes
+ * fast while they are still here.  So a due probe waits until none of
+ * the socket's packets is left in the host (the glue runs the timer when
+ * the last leaves), but at most one more interval: the other connections
+ * of a busy socket may keep its queue from ever emptying.
+ */
+static bool probe_may_go(struct mpdt_eng *e, u64 due, u64 now)
+{
+	if (!e->ops->host_drained || now >= due + probe_interval(e) ||
+	    e->ops->host_drained(e)) {
+		e->probe_held = 0;
+		return true;
+	}
+	e->probe_held = due;
+	return false;
+}
+
 static u64 rto_deadline(const struct mpdt_eng *e)
 {
 	return mpdt_sb_rto_deadline(&e->sb, mpdt_eng_rto(e),
@@ -590,7 +621,7 @@ static void arm_timer(struct mpdt_eng *e, u64 now)
 
 	if (e->state != MPDT_ENG_ACTIVE)
 		return;
-	when = mpdt_earliest(rto_deadline(e), probe_deadline(e));
+	when = mpdt_earliest(rto_deadline(e), probe_timer(e));
 	when = mpdt_earliest(when, mpdt_sb_reorder_deadline(&e->sb));
 	if (e->pause_until > now && (e->tx_next || e->sb.lost_pending))
 		when = mpdt_earliest(when, e->pause_until);
@@ -889,7 +920,7 @@ void mpdt_eng_on_timer(struct mpdt_eng *e, u64 now)
 		struct mpdt_sb_clock clock = sb_clock(e, now);
 
 		mpdt_sb_on_reorder_timer(&e->sb, &clock);
-	} else if (probe && now >= probe) {
+	} else if (probe && now >= probe && probe_may_go(e, probe, now)) {
 		send_probe(e, now);
 	}
 	push(e, now);

@@ -96,6 +96,11 @@ struct mpdt_eng_ops {
 	 * are.  NULL: no queue of the host's own to mind (the model).
 	 */
 	bool (*host_room)(struct mpdt_eng *e, u32 limit);
+	/* Whether none of the socket's packets is in this host's queues;
+	 * if some are, run mpdt_eng_on_timer() once the last has left.
+	 * NULL: as host_room.
+	 */
+	bool (*host_drained)(struct mpdt_eng *e);
 	/* Run mpdt_eng_on_timer() at @when (ns) or earlier. */
 	void (*arm_timer)(struct mpdt_eng *e, u64 when);
 	void (*count)(struct mpdt_eng *e, enum mpdt_stat s, u64 n);
@@ -153,6 +158,7 @@ struct mpdt_eng {
 	u16 burst_ev;
 	bool burst_flowlet;
 	bool host_full;			/* this push: host_room() said no */
+	u64 probe_held;			/* the due time of a probe that waits */
 	u32 chunk_seq;			/* the next chunk's number */
 	struct mpdt_eng_chunk chunks[MPDT_ENG_CHUNKS];
 

@@ -8,7 +8,9 @@
  * holds more than its limit there (engine.c host_room()); a connection
  * told no waits on the socket's list, and the skb whose release brings the
  * socket within the limit starts the timer of every connection waiting,
- * which sends again.
+ * which sends again.  A connection whose probe waits for the socket's
+ * packets to leave the host (engine.c probe_may_go()) waits on the list
+ * too, for the last one.
  *
  * One socket may have many connections, each with its own limit (its
  * rate); the socket's is the largest of them, so that a new or slow
@@ -74,18 +76,24 @@ static void unwait(struct mpdt_sock *msk, struct mpdt_conn *c)
 	spin_unlock_irqrestore(&msk->tx_wait_lock, flags);
 }
 
-bool mpdt_tx_host_room(struct mpdt_eng *e, u32 limit)
+/* Whether the socket holds at most @limit in the host; if not, @c waits
+ * on the socket's list until it does, or until it is drained (@drain) if
+ * that is all it waits for.
+ */
+static bool within_or_wait(struct mpdt_sock *msk, struct mpdt_conn *c,
+			   u32 limit, bool drain)
 {
-	struct mpdt_conn *c = mpdt_eng_conn(e);
-	struct mpdt_sock *msk = c->msk;
 	unsigned long flags;
 
-	limit = socket_limit(msk, c, limit);
 	if (within(msk, limit))
 		return true;
 	spin_lock_irqsave(&msk->tx_wait_lock, flags);
-	if (list_empty(&c->tx_wait))
+	if (list_empty(&c->tx_wait)) {
 		list_add_tail(&c->tx_wait, &msk->tx_waiting);
+		c->tx_wait_drain = drain;
+	} else {
+		c->tx_wait_drain &= drain;
+	}
 	spin_unlock_irqrestore(&msk->tx_wait_lock, flags);
 	/* Listed before the second look, which an skb released meanwhile
 	 * may pass: either its mpdt_write_space() sees us, or we see it
@@ -96,6 +104,25 @@ bool mpdt_tx_host_room(struct mpdt_eng *e, u32 limit)
 		return false;
 	unwait(msk, c);
 	return true;
+}
+
+bool mpdt_tx_host_room(struct mpdt_eng *e, u32 limit)
+{
+	struct mpdt_conn *c = mpdt_eng_conn(e);
+
+	return within_or_wait(c->msk, c, socket_limit(c->msk, c, limit),
+			      false);
+}
+
+/* The socket's packets, not the connection's: it does not know whose
+ * are in the host.  sk_wmem_alloc's unit for the socket is all that is
+ * left when none is.
+ */
+bool mpdt_tx_host_drained(struct mpdt_eng *e)
+{
+	struct mpdt_conn *c = mpdt_eng_conn(e);
+
+	return within_or_wait(c->msk, c, 1, true);
 }
 
 /* sock_setsockopt() calls sk_write_space() when SO_SNDBUF changed the
@@ -118,17 +145,21 @@ void mpdt_write_space(struct sock *sk)
 	struct mpdt_sock *msk = mpdt_sk(sk);
 	struct mpdt_conn *c, *next;
 	unsigned long flags;
+	u32 left;
 
 	wake_writers_if_sndbuf_changed(msk);
 	/* After sock_wfree()'s refcount_sub_and_test() of sk_wmem_alloc,
 	 * which still holds one unit for the skb leaving.
 	 */
 	smp_mb__after_atomic();
+	left = refcount_read(&sk->sk_wmem_alloc) - 1;
 	if (list_empty(&msk->tx_waiting) ||
-	    refcount_read(&sk->sk_wmem_alloc) > READ_ONCE(msk->tx_limit) + 1)
+	    (left > READ_ONCE(msk->tx_limit) && left > 1))
 		return;
 	spin_lock_irqsave(&msk->tx_wait_lock, flags);
 	list_for_each_entry_safe(c, next, &msk->tx_waiting, tx_wait) {
+		if (c->tx_wait_drain && left > 1)
+			continue;
 		list_del_init(&c->tx_wait);
 		hrtimer_start(&c->timer, 0, HRTIMER_MODE_ABS_SOFT);
 	}

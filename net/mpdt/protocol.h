@@ -241,6 +241,7 @@ struct mpdt_conn {
 	struct mpdt_addr local;
 	struct hrtimer timer;		/* the engine's timer */
 	struct list_head tx_wait;	/* msk->tx_waiting, hostq.c */
+	bool tx_wait_drain;		/* ... until the host has none */
 	struct dst_cache dst_cache;	/* the route to the peer, output.c */
 	int rt_oif;			/* ... for this SO_BINDTODEVICE */
 	u32 rt_mark;			/* ... and this SO_MARK */
@@ -374,6 +375,7 @@ void mpdt_tunnel_data_ready(struct sock *sk);
 void mpdt_hostq_init(struct mpdt_sock *msk);
 struct sk_buff *mpdt_hostq_charge(struct mpdt_conn *c, struct sk_buff *skb);
 bool mpdt_tx_host_room(struct mpdt_eng *e, u32 limit);
+bool mpdt_tx_host_drained(struct mpdt_eng *e);
 void mpdt_write_space(struct sock *sk);
 bool mpdt_conn_timer_stop(struct mpdt_conn *c);
 

@@ -140,6 +140,9 @@ struct node {
 	u32 flushes;		/* of bursts: with DATA held */
 	u32 host_bursts;	/* host_room() says yes this often more */
 	u32 host_limit;		/* what it was last asked */
+	u64 host_busy_until;	/* host_drained() says no before */
+	u32 drain_asks;		/* ... was asked */
+	u64 first_probe_at;
 
 	/* The sending application: msgs[i] gets id i. */
 	struct tmsg **msgs;
@@ -523,6 +526,8 @@ static void op_xmit(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
 		node_log(n, "xmit DATA psn=%u flags=0x%x ev=%u\n", d->psn,
 			 h.hdr.flags, h.hdr.ev);
 	} else {
+		if (type == MPDT_T_PROBE && n->tx[type] == 1)
+			n->first_probe_at = s->now;
 		if (m)
 			sim_err(s, "%s sent %s with a message", n->name,
 				type_name[type]);
@@ -737,10 +742,25 @@ static bool op_host_room(struct mpdt_eng *e, u32 limit)
 	return true;
 }
 
+/* Until @host_busy_until the host holds a packet of ours; the glue runs
+ * the timer when it leaves, as mpdt_write_space() does.
+ */
+static bool op_host_drained(struct mpdt_eng *e)
+{
+	struct node *n = node_of(e);
+
+	n->drain_asks++;
+	if (n->sim->now >= n->host_busy_until)
+		return true;
+	op_arm_timer(e, n->host_busy_until);
+	return false;
+}
+
 static const struct mpdt_eng_ops sim_ops = {
 	.xmit		= op_xmit,
 	.flush		= op_flush,
 	.host_room	= op_host_room,
+	.host_drained	= op_host_drained,
 	.arm_timer	= op_arm_timer,
 	.count		= op_count,
 	.tx_release	= op_tx_release,
@@ -2432,6 +2452,71 @@ TEST(loss_by_probe)
 	EXPECT_LT(0, a->eng.rtt.min_rtt);
 	EXPECT_LE(T0 + 4 * a->eng.rtt.min_rtt, a->first_retx_at);
 	EXPECT_GT(T0 + 6 * a->eng.rtt.min_rtt, a->first_retx_at);
+	sim_free(s);
+}
+
+/* loss_by_probe with a host that holds a packet of A's until @busy_for
+ * after the probe was due (U64_MAX: for good), beside the same run with
+ * an empty host (@ref): in both, one probe's answer repairs the loss.
+ */
+static struct sim *probe_host_run(struct __test_metadata *_metadata,
+				  u64 busy_for, struct sim **ref)
+{
+	struct sim *sims[2];
+	struct report rep;
+	bool drained;
+	u32 i;
+
+	for (i = 0; i < 2; i++) {
+		struct sim *s = loss_sim("ecmp", 5, 1400, 21);
+		u64 due = i ? sims[0]->n[0].first_probe_at : 0;
+
+		s->link[0].hit_psn = 4;
+		s->link[0].hit_fate = FATE_DROP;
+		if (i)
+			s->n[0].host_busy_until = busy_for == U64_MAX ?
+						  U64_MAX : due + busy_for;
+		drained = sim_run(s, T0 + UNIT_SEC(10));
+		EXPECT_STREQ("", check_recovery(s, drained, 0, 1, 0, 0, &rep)) {
+			log_run(_metadata, s);
+		}
+		EXPECT_EQ(1, s->n[0].eng.probes);
+		sims[i] = s;
+	}
+	*ref = sims[0];
+	return sims[1];
+}
+
+/* A due probe waits while this host still holds a packet of ours, which
+ * it could overtake (a fast answer declares it lost, §3.3.2), and goes
+ * the moment the last one leaves.
+ */
+TEST(probe_waits_for_the_host_to_drain)
+{
+	struct sim *ref, *s = probe_host_run(_metadata, UNIT_US(1), &ref);
+	struct node *a = &s->n[0], *ra = &ref->n[0];
+
+	ASSERT_NE(0, ra->first_probe_at);
+	EXPECT_EQ(ra->first_probe_at + UNIT_US(1), a->first_probe_at);
+	EXPECT_EQ(ra->first_retx_at + UNIT_US(1), a->first_retx_at);
+	EXPECT_EQ(2, a->drain_asks);	/* due, then drained */
+	sim_free(ref);
+	sim_free(s);
+}
+
+/* A host that never drains (a busy socket's other connections) holds
+ * the probe back one interval, no longer, and asks once: no timer storm.
+ */
+TEST(probe_goes_anyway_one_interval_later)
+{
+	struct sim *ref, *s = probe_host_run(_metadata, U64_MAX, &ref);
+	struct node *a = &s->n[0], *ra = &ref->n[0];
+
+	EXPECT_EQ(1, a->drain_asks);
+	EXPECT_LT(ra->first_probe_at, a->first_probe_at);
+	EXPECT_EQ(a->first_probe_at - ra->first_probe_at,
+		  a->first_retx_at - ra->first_retx_at);
+	sim_free(ref);
 	sim_free(s);
 }
 

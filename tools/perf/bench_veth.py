@@ -34,7 +34,8 @@ PORT = 7471
 PATH = ("srtt_us", "base_rtt_us", "bdp", "cwnd", "delivery_rate")
 # /proc/net/mpdt_stats counters reported per MiB received.
 PER_MIB = ("tx_packets", "tx_data", "tx_sack", "tx_gso", "retx_ooo",
-           "retx_probe", "retx_rto", "retx_nack")
+           "retx_probe", "retx_rto", "retx_nack", "rx_dup_data",
+           "drop_no_buffer")
 
 
 def sh(*cmd, **kw):
