@@ -1013,8 +1013,41 @@ static void send_sack(struct mpdt_eng *e, const u32 *probe_base,
 	mpdt_rx_build_sack(&e->rx, probe_base, &h.sack);
 	h.sack.echo_ts = echo_ts;
 	e->sacks_sent++;
+	e->ack_wait.due = false;	/* this one says it all */
 	fill_header(e, &h, MPDT_T_SACK, flags, e->rx_nonce, ev);
 	e->ops->xmit(e, &h, NULL);
+}
+
+/* The SACK DATA made due (§3.3.1), unless it waits for the rest of a
+ * burst: the packets a peer on this host sent as one skb came in at one
+ * instant, and a SACK in the middle of them only costs both hosts a
+ * packet (issue 12, stage 3: one SACK per burst).  The last packet's
+ * timestamp is the burst's, and a CE mark on any of them is echoed.
+ */
+static void sack_data(struct mpdt_eng *e, u64 echo_ts, u16 ev, u16 flags)
+{
+	if (!e->ack_wait.held) {
+		send_sack(e, NULL, echo_ts, ev, flags);
+		return;
+	}
+	e->ack_wait.due = true;
+	e->ack_wait.echo_ts = echo_ts;
+	e->ack_wait.ev = ev;
+	e->ack_wait.flags |= flags;
+}
+
+void mpdt_eng_hold_acks(struct mpdt_eng *e)
+{
+	e->ack_wait.held = true;
+}
+
+void mpdt_eng_release_acks(struct mpdt_eng *e)
+{
+	if (e->ack_wait.due)
+		send_sack(e, NULL, e->ack_wait.echo_ts, e->ack_wait.ev,
+			  e->ack_wait.flags);
+	e->ack_wait.held = false;
+	e->ack_wait.flags = 0;
 }
 
 /* SACKs and NACKs go back on the entropy of the packet they answer. */
@@ -1161,7 +1194,7 @@ static bool on_data(struct mpdt_eng *e, const struct mpdt_pkt *pkt, bool ce,
 		}
 	}
 	if (mpdt_rx_ack_due(&e->rx, &pol, &a))
-		send_sack(e, NULL, d->ts, pkt->hdr.ev, ce ? MPDT_F_CE : 0);
+		sack_data(e, d->ts, pkt->hdr.ev, ce ? MPDT_F_CE : 0);
 	return true;
 }
 

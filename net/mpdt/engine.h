@@ -171,6 +171,14 @@ struct mpdt_eng {
 	u32 rx_partial;			/* messages being assembled */
 	bool rx_closed;			/* nobody reads: duplicates only */
 	struct mpdt_rx rx;
+	/* A burst's packets in (mpdt_eng_hold_acks()): a SACK that came
+	 * due (@due) waits for its last, with what it echoes.
+	 */
+	struct {
+		bool held, due;
+		u16 ev, flags;
+		u64 echo_ts;
+	} ack_wait;
 
 	/* Reported by MPDT_INFO. */
 	u64 probes, rtos;
@@ -205,6 +213,11 @@ void mpdt_eng_send(struct mpdt_eng *e, struct mpdt_eng_txmsg *m, u64 now);
  */
 bool mpdt_eng_on_packet(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
 			bool ce, const void *payload, u64 now);
+/* The packets up to mpdt_eng_release_acks() came in together, in one
+ * burst: what they make due is acknowledged once, after the last.
+ */
+void mpdt_eng_hold_acks(struct mpdt_eng *e);
+void mpdt_eng_release_acks(struct mpdt_eng *e);
 /* The timer armed through ops->arm_timer fired (possibly early). */
 void mpdt_eng_on_timer(struct mpdt_eng *e, u64 now);
 /* The connection goes: release every message, sent or being assembled. */

@@ -28,6 +28,10 @@ struct mpdt_rcv {
 	struct mpdt_addr to;
 	bool ce;
 	bool burst;			/* several packets in the skb */
+	/* The connection the burst's packets went to, whose SACKs wait
+	 * for the last of them (mpdt_eng_hold_acks()).
+	 */
+	struct mpdt_conn *acks_held;
 	struct sk_buff *skb;
 	struct mpdt_rx_frag_at frag_at;
 };
@@ -98,6 +102,18 @@ static u64 rcv_clock(const struct mpdt_net *mn, u8 type)
 	return mpdt_now();
 }
 
+/* Before a packet of the burst for another connection, or after its
+ * last: a peer's own bursts have one connection, but a forged one may
+ * name several, and looking one up may evict another.
+ */
+static void release_acks(struct mpdt_rcv *r)
+{
+	if (!r->acks_held)
+		return;
+	mpdt_eng_release_acks(&r->acks_held->eng);
+	r->acks_held = NULL;
+}
+
 static void dispatch(struct mpdt_sock *msk, const struct mpdt_pkt *pkt,
 		     struct mpdt_rcv *r, u32 off)
 {
@@ -112,6 +128,8 @@ static void dispatch(struct mpdt_sock *msk, const struct mpdt_pkt *pkt,
 	struct mpdt_conn *c;
 
 	r->from.port = htons(pkt->hdr.src_port);
+	if (r->acks_held && r->acks_held->peer.port != r->from.port)
+		release_acks(r);
 	c = mpdt_conn_find(msk, &r->from);
 	if (!c && mpdt_sock_closed(msk)) {
 		mpdt_stat_inc(mn, MPDT_STAT_DROP_NO_SOCKET);
@@ -130,6 +148,10 @@ static void dispatch(struct mpdt_sock *msk, const struct mpdt_pkt *pkt,
 		 * whichever its route prefers, which the peer ignores.
 		 */
 		c->local = r->to;
+	}
+	if (r->burst && !r->acks_held) {
+		mpdt_eng_hold_acks(&c->eng);
+		r->acks_held = c;
 	}
 	if (mpdt_eng_on_packet(&c->eng, pkt, r->ce, &payload,
 			       rcv_clock(mn, type)))
@@ -279,6 +301,7 @@ static enum skb_drop_reason mpdt_rcv(struct mpdt_net *mn, struct sk_buff *skb)
 		msk->tx_later = &later;
 		dispatch(msk, &pkt, &r, 0);
 		rcv_rest(msk, &r, pkt.hdr.dst_port, len, size, n);
+		release_acks(&r);
 		msk->tx_later = NULL;
 	}
 	spin_unlock(&msk->lock);

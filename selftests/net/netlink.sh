@@ -418,14 +418,16 @@ case_set() {
 	same_params "four parameters restored in one request" -n "$NS_A"
 	# The same transfer, SACKed per packet or per 64 KiB, with a window
 	# of many 64 KiB (a window below two thresholds asks for its SACKs
-	# itself, and the measured BDP of a veth is a few packets).
-	ok -n "$NS_A" param set cc fixed fixed-cwnd 1048576
+	# itself, and the measured BDP of a veth is a few packets), packet
+	# by packet (a burst that arrives whole is SACKed once).
+	ok -n "$NS_A" param set cc fixed fixed-cwnd 1048576 burst-pkts 1
 	sacks 65536 7101
 	few=$SACKS
 	sacks 1400 7102
 	many=$SACKS
 	ok -n "$NS_A" param set ack-bytes "${DEF[ack-bytes]}" \
-		cc "${DEF[cc]}" fixed-cwnd "${DEF[fixed-cwnd]}"
+		cc "${DEF[cc]}" fixed-cwnd "${DEF[fixed-cwnd]}" \
+		burst-pkts "${DEF[burst-pkts]}"
 	ok -n "$NS_B" param set ack-bytes "${DEF[ack-bytes]}"
 	assert_gt "SACKs with ack-bytes 1400 ($many) vs 4 x those with 65536" "$((4 * few))" "$many"
 }

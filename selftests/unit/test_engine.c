@@ -2850,10 +2850,10 @@ TEST_F(vanish, fails_in_bounded_time_and_restarts)
 /* ---- 5. The receiving half's rules ------------------------------------ */
 
 /* Packet @k of A's message @t, as incarnation @nonce sends it at @psn,
- * handed to B now (A's engine plays no part).
+ * handed to B now (A's engine plays no part), CE-marked if @ce.
  */
-static void send_to_b(struct sim *s, u32 nonce, u32 psn, const struct tmsg *t,
-		      u32 k, u16 flags)
+static void send_to_b_ce(struct sim *s, u32 nonce, u32 psn,
+			 const struct tmsg *t, u32 k, u16 flags, bool ce)
 {
 	struct mpdt_pkt pkt = unit_pkt(MPDT_T_DATA, flags);
 	u32 off = k * t->m.mss;
@@ -2868,7 +2868,13 @@ static void send_to_b(struct sim *s, u32 nonce, u32 psn, const struct tmsg *t,
 	pkt.data.ts = s->now;
 	pkt.data.payload_len = min(t->m.mss, t->m.len - off);
 	pkt.data.prev_psn = psn;
-	sim_inject(s, 1, &pkt, t->data + off, pkt.data.payload_len, false);
+	sim_inject(s, 1, &pkt, t->data + off, pkt.data.payload_len, ce);
+}
+
+static void send_to_b(struct sim *s, u32 nonce, u32 psn, const struct tmsg *t,
+		      u32 k, u16 flags)
+{
+	send_to_b_ce(s, nonce, psn, t, k, flags, false);
 }
 
 static void probe_b(struct sim *s, u32 nonce)
@@ -2940,6 +2946,48 @@ TEST_F(rx, duplicate_data_counted_not_delivered)
 	EXPECT_EQ(0, b->eng.rx_partial);
 	EXPECT_EQ(2, b->stats[MPDT_STAT_MSG_RX]);
 	EXPECT_EQ(6, b->stats[MPDT_STAT_RX_DATA]);
+	EXPECT_EQ(0, s->nerr) {
+		TH_LOG("%s", s->err);
+	}
+}
+
+/* The packets of a burst came in together: what they make due, SACKs
+ * at every packet here, is one SACK after the last, echoing its time and
+ * any CE mark; a burst that makes nothing due sends none.
+ */
+TEST_F(rx, a_burst_is_acknowledged_once)
+{
+	struct sim *s = self->s;
+	struct node *b = self->b;
+	const struct cap_pkt *sack;
+	u32 i;
+
+	s->p.ack_bytes = 1;
+	send_to_b(s, 7, 0, self->one[0], 0, 0);
+	EXPECT_EQ(1, b->tx[MPDT_T_SACK]);
+	mpdt_eng_hold_acks(&b->eng);
+	for (i = 1; i < 4; i++) {
+		s->now += UNIT_US(1);
+		send_to_b_ce(s, 7, i, self->one[i], 0, 0, i == 2);
+	}
+	EXPECT_EQ(1, b->tx[MPDT_T_SACK]);
+	mpdt_eng_release_acks(&b->eng);
+	ASSERT_EQ(2, b->tx[MPDT_T_SACK]);
+	sack = last_cap(b, MPDT_T_SACK);
+	EXPECT_EQ(4, sack->pkt.sack.epsn);
+	EXPECT_EQ(s->now, sack->pkt.sack.echo_ts);
+	EXPECT_EQ(1, sack->pkt.sack.ce_count);
+	EXPECT_TRUE(sack->pkt.hdr.flags & MPDT_F_CE);
+
+	s->p.ack_bytes = 1 << 20;
+	mpdt_eng_hold_acks(&b->eng);
+	send_to_b(s, 7, 4, self->two[0], 0, 0);
+	mpdt_eng_release_acks(&b->eng);
+	EXPECT_EQ(2, b->tx[MPDT_T_SACK]);
+	/* Not held: the ack request is answered at once. */
+	send_to_b(s, 7, 5, self->two[0], 1, MPDT_F_AR);
+	EXPECT_EQ(3, b->tx[MPDT_T_SACK]);
+	EXPECT_FALSE(last_cap(b, MPDT_T_SACK)->pkt.hdr.flags & MPDT_F_CE);
 	EXPECT_EQ(0, s->nerr) {
 		TH_LOG("%s", s->err);
 	}
