@@ -1021,8 +1021,8 @@ static void send_sack(struct mpdt_eng *e, const u32 *probe_base,
 /* The SACK DATA made due (§3.3.1), unless it waits for the rest of a
  * burst: the packets a peer on this host sent as one skb came in at one
  * instant, and a SACK in the middle of them only costs both hosts a
- * packet (issue 12, stage 3: one SACK per burst).  The last packet's
- * timestamp is the burst's, and a CE mark on any of them is echoed.
+ * packet (issue 12, stage 3: one SACK per burst).  It echoes the last
+ * packet that made it due, and CE if any of those had it.
  */
 static void sack_data(struct mpdt_eng *e, u64 echo_ts, u16 ev, u16 flags)
 {

@@ -98,7 +98,7 @@ struct mpdt_eng_ops {
 	bool (*host_room)(struct mpdt_eng *e, u32 limit);
 	/* Whether none of the socket's packets is in this host's queues;
 	 * if some are, run mpdt_eng_on_timer() once the last has left.
-	 * NULL: as host_room.
+	 * NULL: as for host_room, none to mind.
 	 */
 	bool (*host_drained)(struct mpdt_eng *e);
 	/* Run mpdt_eng_on_timer() at @when (ns) or earlier. */
