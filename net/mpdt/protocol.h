@@ -197,6 +197,7 @@ struct mpdt_rxmsg {
 	struct mpdt_addr from;
 	struct page **pages;
 	struct list_head pieces;
+	bool pieces_unsorted;		/* one came before an earlier one */
 	struct page *pinned[MPDT_RX_PINNED];
 	u32 pinned_next;
 };

@@ -395,6 +395,19 @@ static void rxmsg_pin(struct mpdt_rxmsg *m, const struct rx_pins *pins)
 				pins->heads[i];
 }
 
+/* Payloads mostly come in message order, and a held one then goes after
+ * the others: recvmsg() sorts a message's pieces only when one came
+ * before an earlier one (socket.c copy_message()), not every message's
+ * hundreds.  @msg_off: where the payload held next starts.
+ */
+static void pieces_note_order(struct mpdt_rxmsg *m, u32 msg_off)
+{
+	if (!list_empty(&m->pieces) &&
+	    list_last_entry(&m->pieces, struct mpdt_rxpiece,
+			    node)->msg_off > msg_off)
+		m->pieces_unsorted = true;
+}
+
 /* A payload all in page fragments is held by reference to their pages,
  * a piece per fragment, and the skb goes: a reference to it would keep
  * the rest of it, and a burst's (input.c) every other packet, for as
@@ -434,6 +447,7 @@ static bool rxmsg_hold_frags(struct mpdt_conn *c, struct mpdt_rxmsg *m,
 	rxmsg_pin(m, &pins);
 	list_for_each_entry(pc, &pieces, node)
 		get_page(pc->page);
+	pieces_note_order(m, d->offset);
 	list_splice_tail(&pieces, &m->pieces);
 	return true;
 fail:
@@ -505,6 +519,7 @@ static bool rxmsg_hold_skb(struct mpdt_conn *c, struct mpdt_rxmsg *m,
 	pc->off = p->off;
 	pc->msg_off = d->offset;
 	pc->len = d->payload_len;
+	pieces_note_order(m, d->offset);
 	list_add_tail(&pc->node, &m->pieces);
 	return true;
 }

@@ -424,7 +424,8 @@ static int copy_message(struct mpdt_rxmsg *m, struct msghdr *msg, u32 len)
 	u32 off = 0;
 	int err;
 
-	list_sort(NULL, &m->pieces, piece_after);
+	if (m->pieces_unsorted)
+		list_sort(NULL, &m->pieces, piece_after);
 	list_for_each_entry(pc, &m->pieces, node) {
 		if (pc->msg_off >= len)
 			break;
