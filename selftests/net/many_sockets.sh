@@ -6,6 +6,10 @@
 #    other at the same time (64 mpdt_msg pairs, each its own seed);
 #  - meanwhile 16 more senders share one receiver socket (16 connections
 #    on one socket, each sending its own range of message indexes).
+#    These bind ports of their own: two ephemeral ports drawn at random
+#    coincide now and then, and a sender that closes frees its port for a
+#    later one, which is then rightly the same peer to the receiver (a new
+#    incarnation on its connection, not a second connection).
 # Every message of every pair must arrive exactly once and intact, and the
 # per-netns counters must add up across all of them.
 #
@@ -31,6 +35,7 @@ NS_SHARED=10    # messages per sender to the shared receiver
 MAX=262144
 BASE=7400
 SHARED_PORT=7999
+SHARED_LPORT=8000	# the shared senders' own ports, one each
 TMO=240
 
 require_root
@@ -70,8 +75,8 @@ for ((i = 0; i < PAIRS; i++)); do
 done
 for ((j = 0; j < SHARED; j++)); do
 	bg ip netns exec "$NS_A" "$MSG" send -a "$ADDR_B" -p "$SHARED_PORT" -n "$NS_SHARED" \
-		-o $((j * NS_SHARED)) -m 1 -M "$MAX" -s "$MPDT_SEED" -t "$TMO" \
-		>"$WORKDIR/send.shared.$j" 2>&1
+		-l $((SHARED_LPORT + j)) -o $((j * NS_SHARED)) -m 1 -M "$MAX" \
+		-s "$MPDT_SEED" -t "$TMO" >"$WORKDIR/send.shared.$j" 2>&1
 	SPIDS[PAIRS + j]=$BG_PID
 done
 log "$((PAIRS + SHARED)) senders started in $NS_A"
