@@ -647,7 +647,8 @@ void mpdt_eng_send(struct mpdt_eng *e, struct mpdt_eng_txmsg *m, u64 now)
 {
 	e->now = now;
 	m->id = e->next_msg_id++;
-	m->mss = e->cc.mss;
+	if (!m->mss)
+		m->mss = e->cc.mss;
 	m->npkts = max(1U, DIV_ROUND_UP(m->len, m->mss));
 	m->sent = 0;
 	m->acked = 0;

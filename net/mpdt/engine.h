@@ -204,7 +204,8 @@ bool mpdt_eng_needs_start(const struct mpdt_eng *e, u64 now);
 void mpdt_eng_start(struct mpdt_eng *e, struct mpdt_sb_pkt *ring, u32 nonce,
 		    u64 seed, u64 now);
 /* Queue @m (its len set) and send what the window allows; its packets
- * carry the incarnation's payload size.
+ * carry m->mss bytes of payload, if the glue cut it already (txmsg.c),
+ * else the incarnation's payload size.
  */
 void mpdt_eng_send(struct mpdt_eng *e, struct mpdt_eng_txmsg *m, u64 now);
 /* A decoded packet from the peer; @ce: the outer IP header had CE;

@@ -63,7 +63,7 @@ static struct sk_buff *pkt_alloc(const struct mpdt_pkt *h,
 		skb->priority = TC_PRIO_CONTROL;
 	mpdt_wire_encode(h, skb_put(skb, hlen));
 	if (tm && !mpdt_txmsg_attach(skb, tm, h->data.offset,
-				     h->data.payload_len)) {
+				     h->data.payload_len, false)) {
 		kfree_skb(skb);
 		return NULL;
 	}
@@ -449,9 +449,10 @@ static u32 named_psn(const struct mpdt_pkt *pkt)
 
 /* Bursts.  New DATA packets that the engine sends one after the other on
  * one entropy leave as one UDP GSO skb (SKB_GSO_UDP_L4) of gso_size = MPDT
- * header + payload: each packet's header is a fragment of its own before
- * its payload's, so cutting the skb every gso_size bytes, in the NIC (USO)
- * or in software (__udp_gso_segment()), gives exactly the packets that
+ * header + payload: the first packet's header is in the skb's head, each
+ * later one's in the slot before its payload in the message's pages
+ * (txmsg.c), so cutting the skb every gso_size bytes, in the NIC (USO) or
+ * in software (__udp_gso_segment()), gives exactly the packets that
  * would have been sent one by one, each with its own UDP header and
  * checksum.  One route, one IP and one qdisc traversal per burst instead
  * of per packet.  Retransmissions and control packets go alone.
@@ -493,34 +494,23 @@ void mpdt_xmit_flush(struct mpdt_eng *e)
 
 /* Append @h and its payload to the held burst (the engine flushes at
  * the burst's end), if it fits: the same entropy, every packet before it
- * full, room in the skb.
+ * full, room in the skb.  Its header goes into its slot: a packet sent
+ * anew, in a burst, is its slot's only writer and reader.
  */
 static bool burst_append(struct mpdt_conn *c, const struct mpdt_pkt *h,
 			 const struct mpdt_txmsg *tm)
 {
-	u32 hlen = mpdt_wire_hlen(MPDT_T_DATA), plen = h->data.payload_len;
+	u32 hlen = MPDT_DATA_HLEN, plen = h->data.payload_len;
 	struct mpdt_burst *b = &c->burst;
 	struct sk_buff *skb = b->skb;
-	struct page *page;
-	void *hdr;
+	u8 hdr[MPDT_DATA_HLEN];
 
-	if (!skb || b->ev != h->hdr.ev || b->last != b->seg ||
+	if (!skb || !plen || b->ev != h->hdr.ev || b->last != b->seg ||
 	    hlen + plen > b->seg || skb->len + b->seg > MPDT_GSO_MAX_BYTES ||
-	    skb_shinfo(skb)->nr_frags + 1 +
-	    mpdt_txmsg_nr_frags(tm, h->data.offset, plen) > MAX_SKB_FRAGS)
-		return false;
-	hdr = netdev_alloc_frag(hlen);
-	if (!hdr)
+	    !mpdt_txmsg_attach(skb, tm, h->data.offset, plen, true))
 		return false;
 	mpdt_wire_encode(h, hdr);
-	page = virt_to_head_page(hdr);
-	skb_fill_page_desc(skb, skb_shinfo(skb)->nr_frags, page,
-			   hdr - page_address(page), hlen);
-	skb->len += hlen;
-	skb->data_len += hlen;
-	skb->truesize += SKB_DATA_ALIGN(hlen);	/* as netdev_alloc_frag() */
-	/* Cannot fail: its fragments were counted. */
-	mpdt_txmsg_attach(skb, tm, h->data.offset, plen);
+	mpdt_txmsg_write_slot(tm, h->data.offset, hdr);
 	b->pkts++;
 	b->last = hlen + plen;
 	return true;

@@ -174,6 +174,7 @@ struct mpdt_txchunk {
 struct mpdt_txmsg {
 	struct mpdt_eng_txmsg core;
 	u32 charged;			/* bytes of sk_wmem_queued */
+	u32 laid;			/* payloads and slots (txmsg.c) */
 	u32 nchunks;
 	struct mpdt_txchunk *chunks;	/* in message order */
 };
@@ -304,7 +305,7 @@ void mpdt_conn_destroy_all(struct mpdt_sock *msk);
 void mpdt_conn_fill_info(struct mpdt_conn *c, struct mpdt_info *info);
 
 /* txmsg.c: a message's bytes, attached to the skbs that carry them */
-u32 mpdt_txmsg_truesize(size_t len);
+u32 mpdt_txmsg_truesize(const struct mpdt_sock *msk, size_t len);
 struct mpdt_txmsg *mpdt_txmsg_new(struct mpdt_sock *msk, struct msghdr *msg,
 				  size_t len, int *err);
 void mpdt_txmsg_destroy(struct mpdt_sock *msk, struct mpdt_txmsg *m);
@@ -313,8 +314,9 @@ void mpdt_txpages_unregister(void);
 void mpdt_txpages_release(struct mpdt_sock *msk);
 void mpdt_txpages_idle(struct mpdt_sock *msk, bool all);
 bool mpdt_txmsg_attach(struct sk_buff *skb, const struct mpdt_txmsg *m,
-		       u32 off, u32 len);
-u32 mpdt_txmsg_nr_frags(const struct mpdt_txmsg *m, u32 off, u32 len);
+		       u32 off, u32 len, bool slot);
+void mpdt_txmsg_write_slot(const struct mpdt_txmsg *m, u32 off,
+			   const u8 *hdr);
 
 /* tx.c: the sending half */
 int mpdt_conn_send(struct mpdt_sock *msk, const struct mpdt_addr *peer,

@@ -323,7 +323,7 @@ static int mpdt_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	if (err)
 		return err;
 
-	err = wait_for(sk, &timeo, has_room, mpdt_txmsg_truesize(len));
+	err = wait_for(sk, &timeo, has_room, mpdt_txmsg_truesize(msk, len));
 	if (err)
 		return err;
 	m = mpdt_txmsg_new(msk, msg, len, &err);

@@ -6,6 +6,17 @@
  * by reference: no second copy, no payload-sized skb, no vmalloc.  Small
  * messages share a page.  When the message is acknowledged, its pages
  * are kept for the socket's next messages (below).
+ *
+ * Each packet's payload follows a slot of MPDT_DATA_HLEN bytes, where a
+ * burst writes the header of the packet's first transmission (output.c):
+ * a burst's packets are then one run of bytes, a fragment or two per
+ * page instead of two per packet, and a burst of 64 KiB fits in an skb.
+ * A resend carries its header in the skb's head and takes only the
+ * payload from here, so a slot is written once, before the only skb
+ * that carries it is sent: nothing reads a slot while it changes.  The
+ * message is cut into packets here (core.mss), before the engine sees
+ * it, so that its packets and their slots agree.  "Laid-out" offsets
+ * count slots and payloads; chunks start at them.
  */
 #include <linux/skbuff.h>
 #include <linux/slab.h>
@@ -14,20 +25,45 @@
 
 #include "protocol.h"
 
-/* The chunks a message of @len bytes can need: a fragment's tail, then
- * fragments of at least a page.
- */
-static u32 chunks_max(size_t len)
+/* The payload per packet of a message sent now. */
+static u32 txmsg_mss(const struct mpdt_sock *msk)
 {
-	return len ? DIV_ROUND_UP(len, PAGE_SIZE) + 1 : 0;
+	return max(READ_ONCE(msk->mn->params.payload), 1U);
 }
 
-/* What a message holds, so that even empty ones fill the send buffer. */
-u32 mpdt_txmsg_truesize(size_t len)
+/* The laid-out bytes of @len bytes of payload cut every @mss. */
+static u32 laid_len(u32 len, u32 mss)
+{
+	return len + DIV_ROUND_UP(len, mss) * MPDT_DATA_HLEN;
+}
+
+/* Where payload byte @off of @m lies: after its packet's slot. */
+static u32 laid_at(const struct mpdt_txmsg *m, u32 off)
+{
+	return off + (off / m->core.mss + 1) * MPDT_DATA_HLEN;
+}
+
+/* The chunks @laid bytes can need: a fragment's tail, then fragments of
+ * at least a page.
+ */
+static u32 chunks_max(u32 laid)
+{
+	return laid ? DIV_ROUND_UP(laid, PAGE_SIZE) + 1 : 0;
+}
+
+/* What a message of @laid bytes holds, so that even empty ones fill the
+ * send buffer.
+ */
+static u32 truesize(u32 laid)
 {
 	return kmem_cache_size(mpdt_txmsg_cache) +
-	       ALIGN(max_t(size_t, len, 1), SMP_CACHE_BYTES) +
-	       chunks_max(len) * sizeof(struct mpdt_txchunk);
+	       ALIGN(max(laid, 1U), SMP_CACHE_BYTES) +
+	       chunks_max(laid) * sizeof(struct mpdt_txchunk);
+}
+
+u32 mpdt_txmsg_truesize(const struct mpdt_sock *msk, size_t len)
+{
+	return truesize(laid_len(len, txmsg_mss(msk)));
 }
 
 /* Under memory pressure every socket's kept pages (below) go back: they
@@ -293,21 +329,19 @@ static bool frag_refill(struct mpdt_sock *msk, struct page_frag *pfrag)
 				    GFP_KERNEL_ACCOUNT);
 }
 
-/* Process context, outside the socket lock: the task's own fragment. */
-static int copy_in(struct mpdt_sock *msk, struct mpdt_txmsg *m,
-		   struct iov_iter *from, size_t len)
+/* Process context, outside the socket lock: room for the laid-out
+ * bytes in the task's own fragments.
+ */
+static int reserve(struct mpdt_sock *msk, struct mpdt_txmsg *m)
 {
 	struct page_frag *pfrag = &current->task_frag;
 	struct mpdt_txchunk *ch;
-	size_t done = 0, n;
+	u32 done = 0, n;
 
-	while (done < len) {
+	while (done < m->laid) {
 		if (!frag_refill(msk, pfrag))
 			return -ENOMEM;
-		n = min_t(size_t, len - done, pfrag->size - pfrag->offset);
-		if (copy_page_from_iter(pfrag->page, pfrag->offset, n,
-					from) != n)
-			return -EFAULT;
+		n = min_t(u32, m->laid - done, pfrag->size - pfrag->offset);
 		ch = &m->chunks[m->nchunks++];
 		ch->page = pfrag->page;
 		ch->off = pfrag->offset;
@@ -315,6 +349,87 @@ static int copy_in(struct mpdt_sock *msk, struct mpdt_txmsg *m,
 		get_page(pfrag->page);
 		pfrag->offset += n;
 		done += n;
+	}
+	return 0;
+}
+
+static u32 chunk_len(const struct mpdt_txmsg *m, u32 i)
+{
+	u32 end = i + 1 < m->nchunks ? m->chunks[i + 1].start : m->laid;
+
+	return end - m->chunks[i].start;
+}
+
+/* The chunk holding laid-out byte @at (chunks are in message order). */
+static u32 chunk_at(const struct mpdt_txmsg *m, u32 at)
+{
+	u32 lo = 0, hi = m->nchunks - 1;
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo + 1) / 2;
+
+		if (m->chunks[mid].start <= at)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+/* The pieces, a page fragment each, of laid-out bytes [at, at + left). */
+struct laid_walk {
+	const struct mpdt_txmsg *m;
+	u32 chunk, at, left;
+};
+
+static void laid_walk_init(struct laid_walk *w, const struct mpdt_txmsg *m,
+			   u32 at, u32 len)
+{
+	w->m = m;
+	w->chunk = len ? chunk_at(m, at) : 0;
+	w->at = at;
+	w->left = len;
+}
+
+static bool laid_walk_next(struct laid_walk *w, struct page **page,
+			   u32 *poff, u32 *n)
+{
+	const struct mpdt_txchunk *ch = &w->m->chunks[w->chunk];
+	u32 in = w->at - ch->start;
+
+	if (!w->left)
+		return false;
+	*n = min(w->left, chunk_len(w->m, w->chunk) - in);
+	*page = ch->page;
+	*poff = ch->off + in;
+	w->chunk++;
+	w->at += *n;
+	w->left -= *n;
+	return true;
+}
+
+/* The walk over packet @off's payload, and with @slot its slot. */
+static void packet_walk_init(struct laid_walk *w, const struct mpdt_txmsg *m,
+			     u32 off, u32 len, bool slot)
+{
+	u32 hlen = slot ? MPDT_DATA_HLEN : 0;
+
+	laid_walk_init(w, m, laid_at(m, off) - hlen, len + hlen);
+}
+
+/* Each packet's payload after its slot. */
+static int copy_in(struct mpdt_txmsg *m, struct iov_iter *from)
+{
+	u32 off, len, poff, n;
+	struct laid_walk w;
+	struct page *page;
+
+	for (off = 0; off < m->core.len; off += len) {
+		len = min(m->core.mss, m->core.len - off);
+		packet_walk_init(&w, m, off, len, false);
+		while (laid_walk_next(&w, &page, &poff, &n))
+			if (copy_page_from_iter(page, poff, n, from) != n)
+				return -EFAULT;
 	}
 	return 0;
 }
@@ -329,12 +444,16 @@ struct mpdt_txmsg *mpdt_txmsg_new(struct mpdt_sock *msk, struct msghdr *msg,
 	if (!m)
 		return NULL;
 	m->core.len = len;
-	m->charged = mpdt_txmsg_truesize(len);
+	m->core.mss = txmsg_mss(msk);
+	m->laid = laid_len(len, m->core.mss);
+	m->charged = truesize(m->laid);
 	if (len) {
-		m->chunks = kvmalloc_array(chunks_max(len), sizeof(*m->chunks),
+		m->chunks = kvmalloc_array(chunks_max(m->laid),
+					   sizeof(*m->chunks),
 					   GFP_KERNEL_ACCOUNT);
-		*err = m->chunks ? copy_in(msk, m, &msg->msg_iter, len) :
-				   -ENOMEM;
+		*err = m->chunks ? reserve(msk, m) : -ENOMEM;
+		if (!*err)
+			*err = copy_in(m, &msg->msg_iter);
 		if (*err) {
 			mpdt_txmsg_destroy(msk, m);
 			return NULL;
@@ -344,69 +463,62 @@ struct mpdt_txmsg *mpdt_txmsg_new(struct mpdt_sock *msk, struct msghdr *msg,
 	return m;
 }
 
-static u32 chunk_len(const struct mpdt_txmsg *m, u32 i)
+/* Packet @off's header into its slot, before the packet's first
+ * transmission.  Task fragments are never in high memory.
+ */
+void mpdt_txmsg_write_slot(const struct mpdt_txmsg *m, u32 off,
+			   const u8 *hdr)
 {
-	u32 end = i + 1 < m->nchunks ? m->chunks[i + 1].start : m->core.len;
+	struct laid_walk w;
+	struct page *page;
+	u32 poff, n;
 
-	return end - m->chunks[i].start;
-}
-
-/* The chunk holding byte @off (chunks are in message order). */
-static u32 chunk_at(const struct mpdt_txmsg *m, u32 off)
-{
-	u32 lo = 0, hi = m->nchunks - 1;
-
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo + 1) / 2;
-
-		if (m->chunks[mid].start <= off)
-			lo = mid;
-		else
-			hi = mid - 1;
+	laid_walk_init(&w, m, laid_at(m, off) - MPDT_DATA_HLEN,
+		       MPDT_DATA_HLEN);
+	while (laid_walk_next(&w, &page, &poff, &n)) {
+		memcpy(page_address(page) + poff, hdr, n);
+		hdr += n;
 	}
-	return lo;
 }
 
-/* The page fragments bytes [@off, @off + @len) of @m take in an skb. */
-u32 mpdt_txmsg_nr_frags(const struct mpdt_txmsg *m, u32 off, u32 len)
-{
-	u32 i, n = 0;
-
-	if (!len)
-		return 0;
-	for (i = chunk_at(m, off); i < m->nchunks &&
-	     m->chunks[i].start < off + len; i++)
-		n++;
-	return n;
-}
-
-/* Bytes [@off, @off + @len) of @m become @skb's page fragments.  Marked
- * shared: every transmission of the packet points at the same bytes, so
- * nobody may change them in place (an IPsec transform copies first).
- * False if they need more fragments than an skb has.
+/* Packet @off's @len bytes of payload, and with @slot its slot before
+ * them, become @skb's page fragments; where they follow on from its last
+ * fragment, that one grows.  Marked shared: every transmission of the
+ * packet points at the same bytes, so nobody may change them in place
+ * (an IPsec transform copies first).  False, and @skb unchanged, if they
+ * need more fragments than an skb has.
  */
 bool mpdt_txmsg_attach(struct sk_buff *skb, const struct mpdt_txmsg *m,
-		       u32 off, u32 len)
+		       u32 off, u32 len, bool slot)
 {
-	u32 i = len ? chunk_at(m, off) : 0;
+	struct skb_shared_info *sh = skb_shinfo(skb);
+	int f = sh->nr_frags;
+	struct laid_walk w;
+	struct page *page;
+	u32 poff, n;
 
-	while (len) {
-		const struct mpdt_txchunk *ch = &m->chunks[i];
-		u32 in = off - ch->start;
-		u32 n = min(len, chunk_len(m, i) - in);
-		int f = skb_shinfo(skb)->nr_frags;
-
-		if (f >= MAX_SKB_FRAGS)
-			return false;
-		get_page(ch->page);
-		skb_fill_page_desc(skb, f, ch->page, ch->off + in, n);
+	/* Only the first piece can follow on: the next chunk is a page. */
+	packet_walk_init(&w, m, off, len, slot);
+	if (laid_walk_next(&w, &page, &poff, &n) &&
+	    !skb_can_coalesce(skb, f, page, poff))
+		f++;
+	while (laid_walk_next(&w, &page, &poff, &n))
+		f++;
+	if (f > MAX_SKB_FRAGS)
+		return false;
+	packet_walk_init(&w, m, off, len, slot);
+	while (laid_walk_next(&w, &page, &poff, &n)) {
+		f = sh->nr_frags;
+		if (skb_can_coalesce(skb, f, page, poff)) {
+			skb_frag_size_add(&sh->frags[f - 1], n);
+		} else {
+			get_page(page);
+			skb_fill_page_desc(skb, f, page, poff, n);
+		}
 		skb->len += n;
 		skb->data_len += n;
 		skb->truesize += n;
-		off += n;
-		len -= n;
-		i++;
 	}
-	skb_shinfo(skb)->flags |= SKBFL_SHARED_FRAG;
+	sh->flags |= SKBFL_SHARED_FRAG;
 	return true;
 }

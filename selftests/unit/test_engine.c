@@ -857,11 +857,13 @@ static void sim_free(struct sim *s)
 	free(s);
 }
 
-/* The application queues a message of @len bytes (sent by node_pump()). */
-static struct tmsg *node_add(struct node *n, u32 len)
+/* The application queues a message of @len bytes (sent by node_pump()),
+ * cut into packets of @mss bytes as the glue cuts it (txmsg.c).
+ */
+static struct tmsg *node_add_cut(struct node *n, u32 len, u32 mss)
 {
 	struct tmsg *t = xcalloc(1, sizeof(*t));
-	u32 i, mss = n->sim->p.payload;
+	u32 i;
 
 	t->idx = n->nmsgs;
 	t->m.len = len;
@@ -876,6 +878,11 @@ static struct tmsg *node_add(struct node *n, u32 len)
 	n->msgs[n->nmsgs++] = t;
 	n->total_pkts += t->m.npkts;
 	return t;
+}
+
+static struct tmsg *node_add(struct node *n, u32 len)
+{
+	return node_add_cut(n, len, n->sim->p.payload);
 }
 
 static void node_start(struct node *n)
@@ -2331,6 +2338,26 @@ TEST(idle_sender_restarts_and_is_adopted)
 	EXPECT_EQ(nonce + 1, a->eng.nonce);
 	EXPECT_EQ(nonce + 1, b->eng.rx_nonce);
 	EXPECT_EQ(0, b->stats[MPDT_STAT_DROP_NEW_NONCE]);
+	sim_free(s);
+}
+
+/* The glue cuts a message before the engine sees it, each packet's
+ * payload after its header's slot (txmsg.c): its packets keep that cut,
+ * also when the incarnation's payload size (here 1400) is another.
+ */
+TEST(a_message_keeps_the_cut_it_came_with)
+{
+	struct mpdt_params p = default_params();
+	struct sim *s = sim_new(&p, mpdt_lb_find("reps"),
+				mpdt_cc_find("strack"), 13);
+	struct node *a = &s->n[0];
+	struct report rep;
+
+	node_add_cut(a, 5 * 700 + 1, 700);
+	/* check_run(): six new DATA, each received once, in one message. */
+	EXPECT_STREQ("", check_run(s, sim_run(s, T0 + UNIT_SEC(1)), &rep));
+	EXPECT_EQ(6, a->tx_new);
+	EXPECT_EQ(0, a->tx_retx);
 	sim_free(s);
 }
 
