@@ -37,8 +37,12 @@
 
 #define MPDT_PORT_HASH_BITS	8
 #define MPDT_CONN_HASH_BITS	8
-/* Pages of acknowledged messages a socket keeps for its next (txmsg.c). */
-#define MPDT_TX_PAGES_KEPT	32
+/* Pages of acknowledged messages a socket keeps for its next (txmsg.c):
+ * 4 MiB of the task's 32 KiB fragments.  A reader on this host holds a
+ * message's pages until it copies it out, while the writer fills the
+ * next ones: 1 MiB kept was all still held when it was wanted.
+ */
+#define MPDT_TX_PAGES_KEPT	128
 /* 64 buckets: chains of 8 at MPDT_ENG_RX_PARTIAL_MAX (rx.c). */
 #define MPDT_RXMSG_HASH_BITS	6
 #define MPDT_MAX_CONNS		4096	/* per socket: bounds spoofed state */

@@ -181,37 +181,27 @@ static struct page *txpages_take(struct mpdt_sock *msk, struct page *cur)
 	return page;
 }
 
-/* Under tx_pages_lock: the kept pages move to @pages, to be put after.
- * The caller takes the socket off the list.
+/* Under tx_pages_lock: the kept pages go; how many.  The caller takes
+ * the socket off the list.
  */
-static u32 txpages_drop(struct mpdt_sock *msk, struct page **pages)
+static u32 txpages_drop(struct mpdt_sock *msk)
 {
 	u32 n = msk->tx_pages_n;
 
-	memcpy(pages, msk->tx_pages, n * sizeof(*pages));
-	msk->tx_pages_n = 0;
+	while (msk->tx_pages_n)
+		put_page(msk->tx_pages[--msk->tx_pages_n]);
 	atomic_long_sub(n, &txpages_count);
 	return n;
-}
-
-static void put_pages(struct page **pages, u32 n)
-{
-	while (n)
-		put_page(pages[--n]);
 }
 
 /* At close(): what the socket's last messages release is not kept. */
 void mpdt_txpages_release(struct mpdt_sock *msk)
 {
-	struct page *pages[MPDT_TX_PAGES_KEPT];
-	u32 n;
-
 	spin_lock_bh(&msk->tx_pages_lock);
 	msk->tx_pages_closed = true;
-	n = txpages_drop(msk, pages);
+	txpages_drop(msk);
 	txpages_list(msk);
 	spin_unlock_bh(&msk->tx_pages_lock);
-	put_pages(pages, n);
 }
 
 /* The gc timer's, every rto-max (conn.c): a socket that had nothing
@@ -220,17 +210,13 @@ void mpdt_txpages_release(struct mpdt_sock *msk)
  */
 void mpdt_txpages_idle(struct mpdt_sock *msk, bool all)
 {
-	struct page *pages[MPDT_TX_PAGES_KEPT];
-	u32 n = 0;
-
 	spin_lock_bh(&msk->tx_pages_lock);
 	if (all || !msk->tx_pages_busy) {
-		n = txpages_drop(msk, pages);
+		txpages_drop(msk);
 		txpages_list(msk);
 	}
 	msk->tx_pages_busy = false;
 	spin_unlock_bh(&msk->tx_pages_lock);
-	put_pages(pages, n);
 }
 
 static unsigned long txpages_shrink_count(struct shrinker *shrinker,
@@ -239,14 +225,14 @@ static unsigned long txpages_shrink_count(struct shrinker *shrinker,
 	return atomic_long_read(&txpages_count) ?: SHRINK_EMPTY;
 }
 
-/* Under txpages_socks_lock: @msk's pages to @pages, unless it is busy. */
-static u32 txpages_shrink_one(struct mpdt_sock *msk, struct page **pages)
+/* Under txpages_socks_lock: @msk's pages go, unless it is busy. */
+static u32 txpages_shrink_one(struct mpdt_sock *msk)
 {
 	u32 n;
 
 	if (!spin_trylock(&msk->tx_pages_lock))
 		return 0;
-	n = txpages_drop(msk, pages);
+	n = txpages_drop(msk);
 	list_del_init(&msk->tx_pages_node);
 	spin_unlock(&msk->tx_pages_lock);
 	return n;
@@ -256,18 +242,14 @@ static u32 txpages_shrink_one(struct mpdt_sock *msk, struct page **pages)
 static unsigned long txpages_shrink_scan(struct shrinker *shrinker,
 					 struct shrink_control *sc)
 {
-	struct page *pages[MPDT_TX_PAGES_KEPT];
 	struct mpdt_sock *msk, *tmp;
 	unsigned long freed = 0;
-	u32 n;
 
 	spin_lock_bh(&txpages_socks_lock);
 	list_for_each_entry_safe(msk, tmp, &txpages_socks, tx_pages_node) {
 		if (freed >= sc->nr_to_scan)
 			break;
-		n = txpages_shrink_one(msk, pages);
-		put_pages(pages, n);
-		freed += n;
+		freed += txpages_shrink_one(msk);
 	}
 	spin_unlock_bh(&txpages_socks_lock);
 	return freed ?: SHRINK_STOP;

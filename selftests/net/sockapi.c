@@ -2051,7 +2051,7 @@ TEST(acknowledged_pages_reused_once_released)
  * sent, read and acknowledged with rto-max @rto_max_us; then, both sockets
  * still open and @drop_caches written to vm.drop_caches if not NULL, the
  * cgroup's kernel memory must fall below 512 KiB within @ms: the sender
- * keeps none of the message's 32 pages any more.  The sockets close with
+ * keeps none of the message's pages any more.  The sockets close with
  * rto-max 100 ms, so that their time-wait does not outlast the test.
  */
 static void kept_pages_go(struct __test_metadata *_metadata, const char *cg,
@@ -2089,7 +2089,7 @@ static void kept_pages_go(struct __test_metadata *_metadata, const char *cg,
 
 /* A socket that sends nothing keeps no pages: a gc tick (every rto-max)
  * with nothing acknowledged since the one before gives them back, the
- * socket still open.  Without that, the 1 MiB message's 32 pages stay
+ * socket still open.  Without that, the 1 MiB message's pages stay
  * charged to the memory cgroup that sent it until close().
  */
 TEST(idle_socket_gives_kept_pages_back)
