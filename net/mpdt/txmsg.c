@@ -376,11 +376,13 @@ static void laid_walk_init(struct laid_walk *w, const struct mpdt_txmsg *m,
 static bool laid_walk_next(struct laid_walk *w, struct page **page,
 			   u32 *poff, u32 *n)
 {
-	const struct mpdt_txchunk *ch = &w->m->chunks[w->chunk];
-	u32 in = w->at - ch->start;
+	const struct mpdt_txchunk *ch;
+	u32 in;
 
 	if (!w->left)
 		return false;
+	ch = &w->m->chunks[w->chunk];
+	in = w->at - ch->start;
 	*n = min(w->left, chunk_len(w->m, w->chunk) - in);
 	*page = ch->page;
 	*poff = ch->off + in;
