@@ -457,8 +457,7 @@ void mpdt_txmsg_write_slot(const struct mpdt_txmsg *m, u32 off,
 	struct page *page;
 	u32 poff, n;
 
-	laid_walk_init(&w, m, laid_at(m, off) - MPDT_DATA_HLEN,
-		       MPDT_DATA_HLEN);
+	packet_walk_init(&w, m, off, 0, true);
 	while (laid_walk_next(&w, &page, &poff, &n)) {
 		memcpy(page_address(page) + poff, hdr, n);
 		hdr += n;

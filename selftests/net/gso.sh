@@ -23,6 +23,7 @@
 # reservation alone nearly fills: holds may take the peer an eighth of it
 # more (rxmsg_share()); without that, each of their payloads was copied
 # (35952 of three).
+# A burst of 16 packets leaves as one skb (full_bursts, below).
 # Then the same with segmentation and checksums done in software before
 # the veth (ethtool -K tx-udp-segmentation off, tx off: no burst arrives
 # whole), with whole bursts lost, duplicated and reordered (netem takes
@@ -114,6 +115,29 @@ held largest $MSG_MAX
 held largest-rcvbuf-of-two $MSG_MAX
 "$(mpdt_cli_bin)" -n "$NS_B" param set rcvbuf "$rcvbuf" ||
 	fail "cannot set rcvbuf back"
+
+# full_bursts: a burst of 16 is one skb.  Each later packet's header goes
+# into the slot before its payload (txmsg.c), so a burst is one run of
+# bytes that MAX_SKB_FRAGS does not cut (a header fragment per packet
+# held an skb to nine packets, and sent these bursts as two).  At a
+# configured 100 Gbit/s and 1 ms, the window and the burst size (a
+# millisecond, up to burst-pkts 16) let each of two messages of 16
+# packets go as one burst.
+full_bursts() {
+	local cli g0
+	cli=$(mpdt_cli_bin)
+	"$cli" -n "$NS_A" param set link-mbps 100000 >/dev/null &&
+		"$cli" -n "$NS_A" param set base-rtt-us 1000 >/dev/null ||
+		fail "cannot configure the path"
+	g0=$(stat_get "$NS_A" tx_gso)
+	run_transfer full-bursts 2 22400 22400 240 $((port++)) "$ADDR_B"
+	assert_eq "full bursts: one skb per message of 16 packets" \
+		2 $(($(stat_get "$NS_A" tx_gso) - g0))
+	"$cli" -n "$NS_A" param set link-mbps 0 >/dev/null &&
+		"$cli" -n "$NS_A" param set base-rtt-us 0 >/dev/null ||
+		fail "cannot unconfigure the path"
+}
+full_bursts
 
 ip netns exec "$NS_A" ethtool -K "$VETH_A" tx-udp-segmentation off >/dev/null ||
 	fail "cannot turn UDP segmentation offload off"
