@@ -1455,12 +1455,30 @@ TEST(unsupported_flags)
 	EXPECT_EQ(4, recv(b, buf, sizeof(buf), MSG_CMSG_CLOEXEC));
 }
 
+/* Loopback port @port of @family, in @ss; its length. */
+static socklen_t lo_any(int family, int port, struct sockaddr_storage *ss)
+{
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
+	struct sockaddr_in *a4 = (struct sockaddr_in *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (family == AF_INET) {
+		*a4 = lo(port);
+		return sizeof(*a4);
+	}
+	a6->sin6_family = AF_INET6;
+	a6->sin6_port = htons(port);
+	a6->sin6_addr = in6addr_loopback;
+	return sizeof(*a6);
+}
+
 /* An ETF qdisc drops every packet of a socket with SO_TXTIME that gives
  * no transmit time, as MPDT's never do, and reports each on the error
  * queue, charged to the receive buffer: sendmsg() refuses the option, and
- * reports of what was sent before it are read with MSG_ERRQUEUE.
+ * reports of what was sent before it are read with MSG_ERRQUEUE, with
+ * the cmsg of @family (IP_RECVERR, IPV6_RECVERR).
  */
-TEST(so_txtime_refused_and_reports_readable)
+static void txtime_refused(struct __test_metadata *_metadata, int family)
 {
 	struct sock_txtime txtime = {
 		.clockid = CLOCK_TAI,
@@ -1477,20 +1495,27 @@ TEST(so_txtime_refused_and_reports_readable)
 		.msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf),
 	};
 	const struct sock_extended_err *ee;
+	struct sockaddr_storage ss;
 	struct cmsghdr *cm;
+	socklen_t len;
 	int a, c;
 
 	ASSERT_EQ(0, own_netns()) TH_LOG("own netns: %s", strerror(errno));
 	ASSERT_EQ(0, run(NULL, 0, "tc", "qdisc", "add", "dev", "lo", "root",
 			 "etf", "clockid", "CLOCK_TAI", "delta", "1000000",
 			 NULL)) TH_LOG("no ETF qdisc: sockapi.sh loads sch_etf");
-	a = mk_bound(PORT(0));
-	c = mk_bound(PORT(2));
+	a = socket(family, SOCK_DGRAM, IPPROTO_MPDT);
+	c = socket(family, SOCK_DGRAM, IPPROTO_MPDT);
 	ASSERT_LE(0, a);
 	ASSERT_LE(0, c);
+	len = lo_any(family, PORT(0), &ss);
+	ASSERT_EQ(0, bind(a, (struct sockaddr *)&ss, len));
+	len = lo_any(family, PORT(2), &ss);
+	ASSERT_EQ(0, bind(c, (struct sockaddr *)&ss, len));
+	len = lo_any(family, PORT(1), &ss);
 	ASSERT_EQ(0, setsockopt(a, SOL_SOCKET, SO_TXTIME, &txtime,
 				sizeof(txtime)));
-	EXPECT_EQ(-1, send_to(a, "x", 1, PORT(1), 0));
+	EXPECT_EQ(-1, sendto(a, "x", 1, 0, (struct sockaddr *)&ss, len));
 	EXPECT_EQ(EOPNOTSUPP, errno);
 	EXPECT_EQ(-1, recv(c, data, sizeof(data), MSG_ERRQUEUE));
 	EXPECT_EQ(EAGAIN, errno);
@@ -1498,7 +1523,7 @@ TEST(so_txtime_refused_and_reports_readable)
 	/* Queued before the option, resent after it: each resend dropped
 	 * and reported.
 	 */
-	ASSERT_EQ(1, send_to(c, "y", 1, PORT(1), 0));
+	ASSERT_EQ(1, sendto(c, "y", 1, 0, (struct sockaddr *)&ss, len));
 	ASSERT_EQ(0, setsockopt(c, SOL_SOCKET, SO_TXTIME, &txtime,
 				sizeof(txtime)));
 	ASSERT_EQ(0, wait_pollerr(c, 3000));
@@ -1507,14 +1532,25 @@ TEST(so_txtime_refused_and_reports_readable)
 	EXPECT_TRUE(msg.msg_flags & MSG_ERRQUEUE);
 	cm = CMSG_FIRSTHDR(&msg);
 	ASSERT_NE(NULL, cm);
-	EXPECT_EQ(SOL_IP, cm->cmsg_level);
-	EXPECT_EQ(IP_RECVERR, cm->cmsg_type);
+	EXPECT_EQ(family == AF_INET ? SOL_IP : SOL_IPV6, cm->cmsg_level);
+	EXPECT_EQ(family == AF_INET ? IP_RECVERR : IPV6_RECVERR,
+		  cm->cmsg_type);
 	ee = (const struct sock_extended_err *)CMSG_DATA(cm);
 	EXPECT_EQ(SO_EE_ORIGIN_TXTIME, ee->ee_origin);
 	EXPECT_EQ(EINVAL, ee->ee_errno);
 	EXPECT_EQ(SO_EE_CODE_TXTIME_INVALID_PARAM, ee->ee_code);
 	close(a);
 	close(c);
+}
+
+TEST(so_txtime_refused_and_reports_readable)
+{
+	txtime_refused(_metadata, AF_INET);
+}
+
+TEST(so_txtime_refused_and_reports_readable_ipv6)
+{
+	txtime_refused(_metadata, AF_INET6);
 }
 
 /* splice() from the socket into a pipe (sendfile() from it goes the same
