@@ -63,7 +63,7 @@ static struct sk_buff *pkt_alloc(const struct mpdt_pkt *h,
 		skb->priority = TC_PRIO_CONTROL;
 	mpdt_wire_encode(h, skb_put(skb, hlen));
 	if (tm && !mpdt_txmsg_attach(skb, tm, h->data.offset,
-				     h->data.payload_len, false)) {
+				     h->data.payload_len, NULL)) {
 		kfree_skb(skb);
 		return NULL;
 	}
@@ -506,11 +506,11 @@ static bool burst_append(struct mpdt_conn *c, const struct mpdt_pkt *h,
 	u8 hdr[MPDT_DATA_HLEN];
 
 	if (!skb || !plen || b->ev != h->hdr.ev || b->last != b->seg ||
-	    hlen + plen > b->seg || skb->len + b->seg > MPDT_GSO_MAX_BYTES ||
-	    !mpdt_txmsg_attach(skb, tm, h->data.offset, plen, true))
+	    hlen + plen > b->seg || skb->len + b->seg > MPDT_GSO_MAX_BYTES)
 		return false;
 	mpdt_wire_encode(h, hdr);
-	mpdt_txmsg_write_slot(tm, h->data.offset, hdr);
+	if (!mpdt_txmsg_attach(skb, tm, h->data.offset, plen, hdr))
+		return false;
 	b->pkts++;
 	b->last = hlen + plen;
 	return true;

@@ -318,9 +318,7 @@ void mpdt_txpages_unregister(void);
 void mpdt_txpages_release(struct mpdt_sock *msk);
 void mpdt_txpages_idle(struct mpdt_sock *msk, bool all);
 bool mpdt_txmsg_attach(struct sk_buff *skb, const struct mpdt_txmsg *m,
-		       u32 off, u32 len, bool slot);
-void mpdt_txmsg_write_slot(const struct mpdt_txmsg *m, u32 off,
-			   const u8 *hdr);
+		       u32 off, u32 len, const u8 *hdr);
 
 /* tx.c: the sending half */
 int mpdt_conn_send(struct mpdt_sock *msk, const struct mpdt_addr *peer,

@@ -447,41 +447,27 @@ struct mpdt_txmsg *mpdt_txmsg_new(struct mpdt_sock *msk, struct msghdr *msg,
 	return m;
 }
 
-/* Packet @off's header into its slot, before the packet's first
- * transmission.  Task fragments are never in high memory.
- */
-void mpdt_txmsg_write_slot(const struct mpdt_txmsg *m, u32 off,
-			   const u8 *hdr)
-{
-	struct laid_walk w;
-	struct page *page;
-	u32 poff, n;
-
-	packet_walk_init(&w, m, off, 0, true);
-	while (laid_walk_next(&w, &page, &poff, &n)) {
-		memcpy(page_address(page) + poff, hdr, n);
-		hdr += n;
-	}
-}
-
-/* Packet @off's @len bytes of payload, and with @slot its slot before
- * them, become @skb's page fragments; where they follow on from its last
- * fragment, that one grows.  Marked shared: every transmission of the
- * packet points at the same bytes, so nobody may change them in place
- * (an IPsec transform copies first).  False, and @skb unchanged, if they
- * need more fragments than an skb has.
+/* Packet @off's @len bytes of payload become @skb's page fragments, and
+ * with @hdr (its first transmission, in a burst) its header too, written
+ * into the slot before them (task fragments are never in high memory).
+ * Where they follow on from its last fragment, that one grows.  Marked
+ * shared: every transmission of the packet points at the same bytes, so
+ * nobody may change them in place (an IPsec transform copies first).
+ * False, and nothing changed, if they need more fragments than an skb
+ * has.
  */
 bool mpdt_txmsg_attach(struct sk_buff *skb, const struct mpdt_txmsg *m,
-		       u32 off, u32 len, bool slot)
+		       u32 off, u32 len, const u8 *hdr)
 {
 	struct skb_shared_info *sh = skb_shinfo(skb);
+	u32 poff, n, k, hleft = hdr ? MPDT_DATA_HLEN : 0;
+	struct laid_walk start, w;
 	int f = sh->nr_frags;
-	struct laid_walk w;
 	struct page *page;
-	u32 poff, n;
 
+	packet_walk_init(&start, m, off, len, !!hdr);
 	/* Only the first piece can follow on: the next chunk is a page. */
-	packet_walk_init(&w, m, off, len, slot);
+	w = start;
 	if (laid_walk_next(&w, &page, &poff, &n) &&
 	    !skb_can_coalesce(skb, f, page, poff))
 		f++;
@@ -489,8 +475,14 @@ bool mpdt_txmsg_attach(struct sk_buff *skb, const struct mpdt_txmsg *m,
 		f++;
 	if (f > MAX_SKB_FRAGS)
 		return false;
-	packet_walk_init(&w, m, off, len, slot);
+	w = start;
 	while (laid_walk_next(&w, &page, &poff, &n)) {
+		k = min(n, hleft);
+		if (k) {
+			memcpy(page_address(page) + poff, hdr, k);
+			hdr += k;
+			hleft -= k;
+		}
 		f = sh->nr_frags;
 		if (skb_can_coalesce(skb, f, page, poff)) {
 			skb_frag_size_add(&sh->frags[f - 1], n);
