@@ -290,6 +290,7 @@ void mpdt_eng_start(struct mpdt_eng *e, struct mpdt_sb_pkt *ring, u32 nonce,
 
 	e->nonce = nonce;
 	e->state = MPDT_ENG_ACTIVE;
+	e->peer_full = false;
 	e->pause_until = 0;
 	e->burst_left = 0;
 	mpdt_sb_init(&e->sb, ring, e->rx.window, now);
@@ -384,6 +385,8 @@ static u64 bytes_per_ms(const struct mpdt_eng *e, u64 rate)
  */
 static u32 burst_size(const struct mpdt_eng *e)
 {
+	if (e->peer_full)
+		return 1;
 	return clamp(mpdt_div(bytes_per_ms(e, e->path.rate), e->cc.mss), 1ULL,
 		     (u64)max(e->params->burst_pkts, 1U));
 }
@@ -539,7 +542,7 @@ static bool send_new(struct mpdt_eng *e, u64 now)
 	/* Ask for a SACK when nothing more is queued instead of waiting for
 	 * the coalescing threshold or a probe.
 	 */
-	if (!e->tx_next || window_starves_acks(e, len))
+	if (!e->tx_next || e->peer_full || window_starves_acks(e, len))
 		flags |= MPDT_F_AR;
 	if (e->burst_flowlet)
 		flags |= MPDT_F_FLOWLET;
@@ -629,6 +632,19 @@ static void arm_timer(struct mpdt_eng *e, u64 now)
 		e->ops->arm_timer(e, when);
 }
 
+/* After a NO_BUFFER pause, one packet (a burst of one, asking for a
+ * SACK): the receiver admits a message whole on the first of its packets
+ * that arrives, so one packet tells whether it has room again, where a
+ * burst would be refused packet by packet, each one NACKed and resent.
+ * A SACK of it ends the test (sack_acked()), a NACK pauses again, and
+ * with neither the next packet goes an RTO later.
+ */
+static void test_room(struct mpdt_eng *e, u64 now)
+{
+	if (resend_one(e, now) || send_new(e, now))
+		e->pause_until = now + mpdt_eng_rto(e);
+}
+
 /* Send what the window allows: repairs first, then new packets.  Each
  * burst was sized to what goes now (ready_pkts()) and is flushed at its
  * end, so the glue holds nothing once this returns.
@@ -637,8 +653,11 @@ static void push(struct mpdt_eng *e, u64 now)
 {
 	if (e->state == MPDT_ENG_ACTIVE && now >= e->pause_until) {
 		e->host_full = false;
-		while (resend_one(e, now) || send_new(e, now))
-			;
+		if (e->peer_full)
+			test_room(e, now);
+		else
+			while (resend_one(e, now) || send_new(e, now))
+				;
 	}
 	arm_timer(e, now);
 }
@@ -665,6 +684,7 @@ void mpdt_eng_send(struct mpdt_eng *e, struct mpdt_eng_txmsg *m, u64 now)
 struct sack_walk {
 	struct mpdt_eng *e;
 	struct list_head done;		/* messages now wholly acknowledged */
+	bool room;			/* a packet sent since NO_BUFFER */
 	u16 acked_count;
 	u16 acked_evs[MPDT_LB_ACKED_MAX];
 	/* Slots of the chunks now complete; free, but read before any
@@ -693,6 +713,8 @@ static void sack_acked(void *ctx, struct mpdt_sb_pkt *pkt)
 	struct sack_walk *walk = ctx;
 	struct mpdt_eng_txmsg *m = pkt->owner;
 
+	if (walk->e->peer_full && pkt->sent_ns >= walk->e->full_since)
+		walk->room = true;
 	if (walk->acked_count < MPDT_LB_ACKED_MAX)
 		walk->acked_evs[walk->acked_count++] = pkt->ev;
 	if (m->chunk_pkts)
@@ -796,6 +818,10 @@ static bool on_sack(struct mpdt_eng *e, const struct mpdt_pkt *pkt, u64 now)
 			e->cc.ops->undo(&e->cc);
 	}
 	path_on_ack(e, ack.acked_bytes, echo_ts, old_min_rtt, now);
+	if (walk.room) {
+		e->peer_full = false;
+		e->pause_until = 0;
+	}
 	/* Nothing is resent before a NO_BUFFER pause ends: progress during
 	 * it must not restart the RTO clock any earlier (see on_nack()).
 	 */
@@ -849,6 +875,8 @@ static bool on_nack(struct mpdt_eng *e, const struct mpdt_pkt *pkt, u64 now)
 	 * so waiting for its reader does not count toward failing it.
 	 */
 	if (n->code == MPDT_NACK_NO_BUFFER) {
+		e->peer_full = true;
+		e->full_since = now;
 		e->pause_until = now + mpdt_eng_rto(e);
 		/* The RTO clock restarts when the pause ends, not before. */
 		mpdt_sb_peer_alive(&e->sb, e->pause_until);

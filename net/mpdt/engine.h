@@ -148,7 +148,13 @@ struct mpdt_eng {
 	struct mpdt_params eff;
 	struct mpdt_lb lb;
 	struct mpdt_cc cc;
-	u64 pause_until;		/* receiver said NO_BUFFER */
+	/* The receiver said NO_BUFFER, last at @full_since: nothing goes
+	 * before @pause_until, then one packet at a time until it takes one
+	 * sent since (test_room()).
+	 */
+	bool peer_full;
+	u64 full_since;
+	u64 pause_until;
 	u64 heard_ns;			/* latest packet of the peer's incarnation */
 	u16 last_ev;
 	/* The burst being sent: its EV serves @burst_left more new packets

@@ -156,6 +156,7 @@ struct node {
 	struct rmsg *partial;
 	u32 admitted, delivered, forgets, forgotten;
 	u32 refuse_id, refuse_left;	/* rx_admit() says no */
+	u64 full_until;			/* and to every message before */
 	u32 place_fail_id, place_fail_off, place_fail_left;
 
 	/* Tests that play the network by hand. */
@@ -622,8 +623,9 @@ static struct mpdt_reasm *op_rx_admit(struct mpdt_eng *e,
 	if (op_rx_find(e, d->msg_id))
 		sim_err(n->sim, "%s admitted message %u twice", n->name,
 			d->msg_id);
-	if (n->refuse_left && d->msg_id == n->refuse_id) {
-		n->refuse_left--;
+	if ((n->refuse_left && d->msg_id == n->refuse_id) ||
+	    e->now < n->full_until) {
+		n->refuse_left -= !!n->refuse_left;
 		/* What the glue counts when it has no room. */
 		op_count(e, MPDT_STAT_DROP_NO_BUFFER, 1);
 		return NULL;
@@ -2646,6 +2648,40 @@ TEST(loss_by_nack_no_buffer_pauses)
 	EXPECT_EQ(a->last_at[MPDT_STAT_RX_NACK] + UNIT_US(s->p.rto_min_us),
 		  a->first_retx_at);
 	EXPECT_EQ(0, a->stats[MPDT_STAT_RTO]);
+	sim_free(s);
+}
+
+/* A receiver full for a while: the first packets it NACKs NO_BUFFER, then
+ * after each pause the sender tests it with one packet, not with all it
+ * has to resend, until it takes one; then the rest goes at once.
+ */
+TEST(a_full_receiver_is_tested_one_packet_at_a_time)
+{
+	struct sim *s = loss_sim("ecmp", 1, 16 * 1400, 28);
+	struct node *a = &s->n[0], *b = &s->n[1];
+	u64 rto = UNIT_US(s->p.rto_min_us);
+	struct report rep;
+	bool drained;
+
+	b->full_until = T0 + 3 * rto + rto / 2;
+	drained = sim_run(s, T0 + UNIT_SEC(10));
+	EXPECT_STREQ("", check_recovery(s, drained, 0, 0, 0,
+					b->stats[MPDT_STAT_DROP_NO_BUFFER],
+					&rep)) {
+		log_run(_metadata, s);
+	}
+	/* The 10 packets of the first window, then one at each of the
+	 * three pauses that end while it is full (at 10, 20 and 30 ms):
+	 * resending all ten after each pause had 40 refused.
+	 */
+	EXPECT_EQ(10 + 3, b->stats[MPDT_STAT_DROP_NO_BUFFER]);
+	EXPECT_EQ(10 + 3, b->eng.nacks_sent);
+	/* Its room found by the first test after it came, the rest in one
+	 * round trip more.
+	 */
+	EXPECT_LT(a->last_at[MPDT_STAT_MSG_ACKED], b->full_until + rto);
+	EXPECT_EQ(0, a->stats[MPDT_STAT_RTO]);
+	EXPECT_EQ(1, b->delivered);
 	sim_free(s);
 }
 
