@@ -577,24 +577,18 @@ static int own_netns(void)
 	return err;
 }
 
-/* Run the command @arg0, ... (NULL-terminated; one process, PATH searched)
- * in the test's netns, its stdout into @out (NUL-terminated, cut at
- * @len - 1; NULL: discarded).  Its exit status, or -1.
+/* Run the command @argv (NULL-terminated; one process, PATH searched) in
+ * the test's netns, its stdout into @out (NUL-terminated, cut at @len - 1;
+ * NULL: discarded).  Its exit status, or -1.
  */
-static int run(char *out, size_t len, const char *arg0, ...)
+static int runv(char *out, size_t len, char **argv)
 {
-	char *argv[16], buf[512];
-	int p[2], status, i = 0;
+	char buf[512];
+	int p[2], status;
 	size_t n = 0;
-	va_list ap;
 	ssize_t r;
 	pid_t pid;
 
-	va_start(ap, arg0);
-	for (argv[i] = (char *)arg0; argv[i] && i < 15;)
-		argv[++i] = va_arg(ap, char *);
-	va_end(ap);
-	argv[i] = NULL;
 	if (pipe(p))
 		return -1;
 	pid = fork();
@@ -623,6 +617,48 @@ static int run(char *out, size_t len, const char *arg0, ...)
 	if (waitpid(pid, &status, 0) != pid)
 		return -1;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* The NULL-terminated arguments from @ap into @argv, after its first @i;
+ * at most @max - 1 in all.
+ */
+static void argv_from(char **argv, int i, int max, va_list ap)
+{
+	while (i < max - 1 && (argv[i] = va_arg(ap, char *)))
+		i++;
+	argv[i] = NULL;
+}
+
+/* runv() of @arg0, ... (NULL-terminated). */
+static int run(char *out, size_t len, const char *arg0, ...)
+{
+	char *argv[16] = { (char *)arg0 };
+	va_list ap;
+
+	va_start(ap, arg0);
+	argv_from(argv, 1, 16, ap);
+	va_end(ap);
+	return runv(out, len, argv);
+}
+
+/* The test's own netns (own_netns()) with the parameters in "name",
+ * "value" pairs (NULL-terminated) set by @cli (mpdt(8)).  False: skipped,
+ * no @cli.
+ */
+static bool own_netns_with(struct __test_metadata *_metadata,
+			   const char *cli, ...)
+{
+	char *argv[16] = { (char *)cli, "param", "set" };
+	va_list ap;
+
+	if (!cli)
+		SKIP(return false, "no $MPDT_CLI (sockapi.sh sets it)");
+	va_start(ap, cli);
+	argv_from(argv, 3, 16, ap);
+	va_end(ap);
+	ASSERT_EQ(0, own_netns()) TH_LOG("own netns: %s", strerror(errno));
+	EXPECT_EQ(0, runv(NULL, 0, argv));
+	return _metadata->passed;
 }
 
 /* A receiver closed right after data stays in time-wait (it would answer
@@ -1249,11 +1285,9 @@ TEST(close_with_linger_dead_peer_returns)
 	int a, b, ret;
 	ssize_t n;
 
-	if (!cli)
-		SKIP(return, "no $MPDT_CLI (sockapi.sh sets it)");
-	ASSERT_EQ(0, own_netns()) TH_LOG("own netns: %s", strerror(errno));
-	ASSERT_EQ(0, run(NULL, 0, cli, "param", "set", "max-retries", "1000",
-			 "rto-max-us", "200000", NULL));
+	if (!own_netns_with(_metadata, cli, "max-retries", "1000",
+			    "rto-max-us", "200000", NULL))
+		return;
 	a = mk_bound(PORT(0));
 	ASSERT_LE(0, a);
 	ASSERT_EQ(0, setsockopt(a, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)));
@@ -1332,11 +1366,10 @@ TEST(close_without_linger_dead_peer_gives_up)
 	double t0, end;
 	int a;
 
-	if (!cli)
-		SKIP(return, "no $MPDT_CLI (sockapi.sh sets it)");
-	ASSERT_EQ(0, own_netns()) TH_LOG("own netns: %s", strerror(errno));
-	ASSERT_EQ(0, run(NULL, 0, cli, "param", "set", "max-retries", "3",
-			 "rto-min-us", "600000", "rto-max-us", "600000", NULL));
+	if (!own_netns_with(_metadata, cli, "max-retries", "3",
+			    "rto-min-us", "600000", "rto-max-us", "600000",
+			    NULL))
+		return;
 	a = mk_bound(PORT(0));
 	ASSERT_LE(0, a);
 	ASSERT_EQ(100000, send_to(a, buf, 100000, DEAD_PORT, 0));
@@ -1379,13 +1412,11 @@ TEST(close_over_drain_mem_discards)
 	char out[4096], *first;
 	int a, b, c;
 
-	if (!cli)
-		SKIP(return, "no $MPDT_CLI (sockapi.sh sets it)");
-	ASSERT_EQ(0, own_netns()) TH_LOG("own netns: %s", strerror(errno));
 	/* Room for one socket's 100000-byte message, not two. */
-	ASSERT_EQ(0, run(NULL, 0, cli, "param", "set", "drain-mem", "150000",
-			 "max-retries", "3", "rto-min-us", "600000",
-			 "rto-max-us", "600000", NULL));
+	if (!own_netns_with(_metadata, cli, "drain-mem", "150000",
+			    "max-retries", "3", "rto-min-us", "600000",
+			    "rto-max-us", "600000", NULL))
+		return;
 	a = mk_bound(PORT(0));
 	b = mk_bound(PORT(1));
 	ASSERT_LE(0, a);
