@@ -253,6 +253,7 @@ static const struct mpdt_eng_ops conn_eng_ops = {
 	.rx_place	= mpdt_rx_place,
 	.rx_deliver	= mpdt_rx_deliver,
 	.rx_forget	= mpdt_rx_forget,
+	.rx_room	= mpdt_rx_room,
 };
 
 static void conn_free(struct mpdt_conn *c)

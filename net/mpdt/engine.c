@@ -291,7 +291,9 @@ void mpdt_eng_start(struct mpdt_eng *e, struct mpdt_sb_pkt *ring, u32 nonce,
 	e->nonce = nonce;
 	e->state = MPDT_ENG_ACTIVE;
 	e->peer_full = false;
+	e->test_out = false;
 	e->pause_until = 0;
+	e->peer_room = U32_MAX;
 	e->burst_left = 0;
 	mpdt_sb_init(&e->sb, ring, e->rx.window, now);
 	mpdt_sb_report_losses(&e->sb, on_lost, e);
@@ -348,6 +350,13 @@ static u16 choose_ev(struct mpdt_eng *e, u64 now, u32 psn, u32 pkts,
 	return e->lb.ops->choose_ev(&e->lb, ctx);
 }
 
+/* The receiver has no room, or said so: what is sent tests it. */
+static void peer_is_full(struct mpdt_eng *e)
+{
+	e->peer_full = true;
+	e->test_out = false;
+}
+
 static void xmit_data(struct mpdt_eng *e, u32 psn, u16 flags, u32 prev_psn)
 {
 	const struct mpdt_sb_pkt *p = mpdt_sb_at(&e->sb, psn);
@@ -366,6 +375,11 @@ static void xmit_data(struct mpdt_eng *e, u32 psn, u16 flags, u32 prev_psn)
 
 	fill_header(e, &h, MPDT_T_DATA, flags, e->nonce, p->ev);
 	e->last_ev = p->ev;
+	/* While the receiver is full, the one packet that goes tests it. */
+	if (e->peer_full) {
+		e->test_out = true;
+		e->test_psn = psn;
+	}
 	e->ops->xmit(e, &h, m);
 }
 
@@ -450,6 +464,22 @@ static u32 new_pkt_len(const struct mpdt_eng_txmsg *m, u32 i)
 	return min(m->mss, m->len - i * m->mss);
 }
 
+/* Whether @m may start with a burst, taking its length off @peer_room:
+ * the receiver said it had room for it, or says nothing.  If not, push()
+ * tests the receiver with its first packet alone: a burst it has no room
+ * for would be refused packet by packet.  A test goes regardless.
+ */
+static bool peer_takes(const struct mpdt_eng *e,
+		       const struct mpdt_eng_txmsg *m, u32 *peer_room)
+{
+	if (*peer_room == U32_MAX || e->peer_full)
+		return true;
+	if (m->len > *peer_room)
+		return false;
+	*peer_room -= m->len;
+	return true;
+}
+
 /* Of the next @k new packets, how many send_new() sends now: those the
  * PSN window and the congestion window take.  Never more (inflight can
  * only grow less than by their lengths), so a burst is never promised
@@ -460,11 +490,13 @@ static u32 ready_pkts(const struct mpdt_eng *e, u32 k)
 	const struct mpdt_eng_txmsg *m = e->tx_next;
 	u64 inflight = mpdt_sb_inflight(&e->sb);
 	u32 room = e->sb.window - (e->sb.nxt - e->sb.una);
+	u32 peer_room = e->peer_room;
 	u32 n = 0, i = m->sent, len;
 
 	for (k = min(k, room); m && n < k; n++) {
 		len = new_pkt_len(m, i);
-		if (!cwnd_takes(e, inflight, len))
+		if (!cwnd_takes(e, inflight, len) ||
+		    (!i && !peer_takes(e, m, &peer_room)))
 			break;
 		inflight += len;
 		if (++i < m->npkts)
@@ -521,11 +553,15 @@ static void chunk_sent(struct mpdt_eng *e, struct mpdt_eng_txmsg *m, u64 now)
 static bool send_new(struct mpdt_eng *e, u64 now)
 {
 	struct mpdt_eng_txmsg *m = e->tx_next;
-	u32 off, len, psn, prev;
+	u32 off, len, psn, prev, peer_room = e->peer_room;
 	u16 flags = 0;
 
 	if (!m || !mpdt_sb_window_open(&e->sb))
 		return false;
+	if (!m->sent && !peer_takes(e, m, &peer_room)) {
+		peer_is_full(e);
+		return false;
+	}
 	off = m->sent * m->mss;
 	len = new_pkt_len(m, m->sent);
 	if (!cwnd_allows(e, len) || (!e->burst_left && !host_room(e)))
@@ -536,6 +572,7 @@ static bool send_new(struct mpdt_eng *e, u64 now)
 	psn = mpdt_sb_record(&e->sb, m, off, len, e->burst_ev, now);
 	if (!m->sent)
 		m->first_tx_ns = now;
+	e->peer_room = peer_room;
 	chunk_sent(e, m, now);
 	if (++m->sent == m->npkts)
 		e->tx_next = msg_after(e, m);
@@ -653,11 +690,11 @@ static void push(struct mpdt_eng *e, u64 now)
 {
 	if (e->state == MPDT_ENG_ACTIVE && now >= e->pause_until) {
 		e->host_full = false;
+		while (!e->peer_full &&
+		       (resend_one(e, now) || send_new(e, now)))
+			;
 		if (e->peer_full)
 			test_room(e, now);
-		else
-			while (resend_one(e, now) || send_new(e, now))
-				;
 	}
 	arm_timer(e, now);
 }
@@ -684,7 +721,7 @@ void mpdt_eng_send(struct mpdt_eng *e, struct mpdt_eng_txmsg *m, u64 now)
 struct sack_walk {
 	struct mpdt_eng *e;
 	struct list_head done;		/* messages now wholly acknowledged */
-	bool room;			/* a packet sent since NO_BUFFER */
+	bool room;			/* the receiver took the test */
 	u16 acked_count;
 	u16 acked_evs[MPDT_LB_ACKED_MAX];
 	/* Slots of the chunks now complete; free, but read before any
@@ -711,9 +748,10 @@ static void chunk_acked(struct sack_walk *walk, struct mpdt_eng_txmsg *m,
 static void sack_acked(void *ctx, struct mpdt_sb_pkt *pkt)
 {
 	struct sack_walk *walk = ctx;
+	struct mpdt_eng *e = walk->e;
 	struct mpdt_eng_txmsg *m = pkt->owner;
 
-	if (walk->e->peer_full && pkt->sent_ns >= walk->e->full_since)
+	if (e->test_out && pkt == mpdt_sb_at(&e->sb, e->test_psn))
 		walk->room = true;
 	if (walk->acked_count < MPDT_LB_ACKED_MAX)
 		walk->acked_evs[walk->acked_count++] = pkt->ev;
@@ -818,8 +856,10 @@ static bool on_sack(struct mpdt_eng *e, const struct mpdt_pkt *pkt, u64 now)
 			e->cc.ops->undo(&e->cc);
 	}
 	path_on_ack(e, ack.acked_bytes, echo_ts, old_min_rtt, now);
+	e->peer_room = s->room_said ? s->room : U32_MAX;
 	if (walk.room) {
 		e->peer_full = false;
+		e->test_out = false;
 		e->pause_until = 0;
 	}
 	/* Nothing is resent before a NO_BUFFER pause ends: progress during
@@ -875,8 +915,7 @@ static bool on_nack(struct mpdt_eng *e, const struct mpdt_pkt *pkt, u64 now)
 	 * so waiting for its reader does not count toward failing it.
 	 */
 	if (n->code == MPDT_NACK_NO_BUFFER) {
-		e->peer_full = true;
-		e->full_since = now;
+		peer_is_full(e);
 		e->pause_until = now + mpdt_eng_rto(e);
 		/* The RTO clock restarts when the pause ends, not before. */
 		mpdt_sb_peer_alive(&e->sb, e->pause_until);
@@ -1041,6 +1080,10 @@ static void send_sack(struct mpdt_eng *e, const u32 *probe_base,
 
 	mpdt_rx_build_sack(&e->rx, probe_base, &h.sack);
 	h.sack.echo_ts = echo_ts;
+	if (e->ops->rx_room) {
+		h.sack.room_said = true;
+		h.sack.room = e->ops->rx_room(e);
+	}
 	e->sacks_sent++;
 	e->ack_wait.due = false;	/* this one says it all */
 	fill_header(e, &h, MPDT_T_SACK, flags, e->rx_nonce, ev);

@@ -124,6 +124,10 @@ struct mpdt_eng_ops {
 	void (*rx_deliver)(struct mpdt_eng *e, struct mpdt_reasm *ra);
 	/* Drop every message being assembled. */
 	void (*rx_forget)(struct mpdt_eng *e);
+	/* Bytes of new message rx_admit() would take from the peer now,
+	 * for its SACKs.  NULL: the SACKs do not say.
+	 */
+	u32 (*rx_room)(struct mpdt_eng *e);
 };
 
 struct mpdt_eng {
@@ -148,13 +152,18 @@ struct mpdt_eng {
 	struct mpdt_params eff;
 	struct mpdt_lb lb;
 	struct mpdt_cc cc;
-	/* The receiver said NO_BUFFER, last at @full_since: nothing goes
-	 * before @pause_until, then one packet at a time until it takes one
-	 * sent since (test_room()).
+	/* The receiver said NO_BUFFER, or that it lacked @peer_room for the
+	 * next message: nothing goes before @pause_until, then one packet
+	 * at a time (@test_psn, once @test_out) until it takes one
+	 * (test_room()).  @peer_room: bytes of new message it had room for,
+	 * by its latest SACK, less the messages started since; U32_MAX if
+	 * it does not say.
 	 */
 	bool peer_full;
-	u64 full_since;
+	bool test_out;
+	u32 test_psn;
 	u64 pause_until;
+	u32 peer_room;
 	u64 heard_ns;			/* latest packet of the peer's incarnation */
 	u16 last_ev;
 	/* The burst being sent: its EV serves @burst_left more new packets

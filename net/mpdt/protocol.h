@@ -333,6 +333,7 @@ void mpdt_tx_failed(struct mpdt_eng *e);
 /* rx.c: the receiving half */
 void mpdt_rxmsg_free(struct mpdt_sock *msk, struct mpdt_rxmsg *m);
 struct mpdt_reasm *mpdt_rx_find(struct mpdt_eng *e, u32 id);
+u32 mpdt_rx_room(struct mpdt_eng *e);
 struct mpdt_reasm *mpdt_rx_admit(struct mpdt_eng *e,
 				 const struct mpdt_data *d);
 int mpdt_rx_place(struct mpdt_eng *e, struct mpdt_reasm *ra,

@@ -135,6 +135,31 @@ static struct mpdt_rxmsg *rxmsg_alloc(const struct mpdt_data *d)
 	return m;
 }
 
+/* The longest message rx_admit() would take from the peer now, for its
+ * SACKs: what the socket and the peer's share have left, less what a
+ * reservation adds to a message's length (rxmsg_truesize(): a page slot
+ * per page and the segment bitmap, 0.4%, the last page's rounding, the
+ * struct); any from an empty socket.  The protocol's and the memory
+ * cgroup's limits are left out: they move with everyone's memory.
+ */
+u32 mpdt_rx_room(struct mpdt_eng *e)
+{
+	struct mpdt_conn *c = mpdt_eng_conn(e);
+	struct sock *sk = &c->msk->inet.sk;
+	int rmem = atomic_read(&sk->sk_rmem_alloc);
+	int rcvbuf = READ_ONCE(sk->sk_rcvbuf);
+	u32 room, share = rxmsg_share(rcvbuf, false);
+
+	if (!rmem)
+		return MPDT_ROOM_MAX;
+	room = rcvbuf > rmem ? rcvbuf - rmem : 0;
+	if (c->rx_reserved)
+		room = min(room, share > c->rx_reserved ?
+				 share - c->rx_reserved : 0);
+	return room - min(room, room / 128 + PAGE_SIZE +
+				kmem_cache_size(mpdt_rxmsg_cache));
+}
+
 struct mpdt_reasm *mpdt_rx_admit(struct mpdt_eng *e,
 				 const struct mpdt_data *d)
 {

@@ -111,6 +111,18 @@ static enum mpdt_wire_err decode_data(const u8 *b, u32 len,
 	return MPDT_WIRE_OK;
 }
 
+/* Room on the wire: 0 unsaid, else 1 + whole KiB, saturating. */
+static u16 room_to_wire(const struct mpdt_sack *s)
+{
+	return s->room_said ? min(s->room >> 10, 0xfffeU) + 1 : 0;
+}
+
+static void room_from_wire(u16 v, struct mpdt_sack *s)
+{
+	s->room_said = v;
+	s->room = v ? (u32)(v - 1) << 10 : 0;
+}
+
 static void decode_sack(const u8 *b, struct mpdt_sack *s)
 {
 	s->epsn = get32(b);
@@ -120,6 +132,7 @@ static void decode_sack(const u8 *b, struct mpdt_sack *s)
 	s->echo_ts = get64(b + 24);
 	s->ooo_count = get32(b + 32);
 	s->ce_count = get16(b + 36);
+	room_from_wire(get16(b + 38), s);
 }
 
 static void decode_nack(const u8 *b, struct mpdt_nack *n)
@@ -212,7 +225,7 @@ static void encode_sack(const struct mpdt_sack *s, u8 *b)
 	put64(b + 24, s->echo_ts);
 	put32(b + 32, s->ooo_count);
 	put16(b + 36, s->ce_count);
-	put16(b + 38, 0);
+	put16(b + 38, room_to_wire(s));
 }
 
 static void encode_nack(const struct mpdt_nack *n, u8 *b)

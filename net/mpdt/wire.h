@@ -78,7 +78,15 @@ struct mpdt_sack {
 	u64 echo_ts;
 	u32 ooo_count;		/* packets held beyond EPSN */
 	u16 ce_count;		/* CE marks seen since the previous SACK */
+	/* With @room_said, bytes of new message the receiver had room for,
+	 * in whole KiB up to MPDT_ROOM_MAX (wire-format.rst 4.2).
+	 */
+	bool room_said;
+	u32 room;
 };
+
+/* The most a SACK's Room says: more than any message needs. */
+#define MPDT_ROOM_MAX		(0xfffeU << 10)
 
 struct mpdt_nack {
 	u32 psn;

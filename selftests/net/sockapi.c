@@ -1806,6 +1806,64 @@ TEST(message_larger_than_peer_rcvbuf)
 	free(buf);
 }
 
+/*
+ * A receiver's SACKs say how long a message it has room for (wire-format
+ * rst 4.2).  A message longer than that starts with one packet, asking for
+ * a SACK; a receiver that is full refuses it (NACK NO_BUFFER) and the
+ * rest waits.  Once the reader made room, the next test, an RTO later
+ * (600 ms here), is admitted and the rest follows.  A sender that did not
+ * know would have sent its window of packets to be refused.  An empty
+ * socket admits any message; once it holds one of five eighths of
+ * SO_RCVBUF, unread, room for a second such is said to be lacking, and
+ * is.
+ */
+TEST(a_full_receiver_is_sent_one_packet)
+{
+	const char *cli = getenv("MPDT_CLI");
+	int a, b, val = 128 << 10, rb;
+	socklen_t len = sizeof(rb);
+	long long data, refused;
+	uint8_t *buf;
+	size_t big;
+	double end;
+
+	if (!own_netns_with(_metadata, cli, "rto-min-us", "600000",
+			    "rto-max-us", "600000", NULL))
+		return;
+	b = mk_bound(PORT(1));
+	ASSERT_LE(0, b);
+	ASSERT_EQ(0, setsockopt(b, SOL_SOCKET, SO_RCVBUF, &val, sizeof(val)));
+	ASSERT_EQ(0, getsockopt(b, SOL_SOCKET, SO_RCVBUF, &rb, &len));
+	a = mk_bound(PORT(0));
+	ASSERT_LE(0, a);
+	big = (size_t)rb / 8 * 5;
+	buf = malloc(big + 1);
+	ASSERT_NE(NULL, buf);
+	fill(buf, big, 1);
+	ASSERT_EQ((ssize_t)big, send_to(a, buf, big, PORT(1), 0));
+	ASSERT_EQ(0, wait_acked(a, PORT(1), 1, 5000));
+
+	data = netns_stat("tx_data");
+	fill(buf, big, 2);
+	ASSERT_EQ((ssize_t)big, send_to(a, buf, big, PORT(1), 0));
+	end = now() + 5;
+	while (netns_stat("rx_nack") < 1 && now() < end)
+		usleep(5000);
+	ASSERT_EQ(1, netns_stat("rx_nack"));
+	/* Anything else would go at once, not an RTO later. */
+	usleep(100000);
+	refused = netns_stat("drop_no_buffer") + netns_stat("drop_peer_quota");
+	EXPECT_EQ(1, refused);
+	EXPECT_EQ(1, netns_stat("tx_data") - data);
+
+	set_rcvtimeo(b, 5000);
+	ASSERT_EQ((ssize_t)big, recv(b, buf, big + 1, 0));
+	EXPECT_EQ(1, check(buf, big));
+	ASSERT_EQ((ssize_t)big, recv(b, buf, big + 1, 0));
+	EXPECT_EQ(2, check(buf, big));
+	free(buf);
+}
+
 /* The cgroup2 path this process was in before cgroup_enter(). */
 static char cgroup_home[256];
 

@@ -157,6 +157,7 @@ struct node {
 	u32 admitted, delivered, forgets, forgotten;
 	u32 refuse_id, refuse_left;	/* rx_admit() says no */
 	u64 full_until;			/* and to every message before */
+	u32 room;			/* what rx_room() says */
 	u32 place_fail_id, place_fail_off, place_fail_left;
 
 	/* Tests that play the network by hand. */
@@ -718,6 +719,11 @@ static void op_rx_forget(struct mpdt_eng *e)
 	}
 }
 
+static u32 op_rx_room(struct mpdt_eng *e)
+{
+	return node_of(e)->room;
+}
+
 /* The sim sends every packet at once; it checks that the engine says
  * when a burst ends.
  */
@@ -773,6 +779,7 @@ static const struct mpdt_eng_ops sim_ops = {
 	.rx_place	= op_rx_place,
 	.rx_deliver	= op_rx_deliver,
 	.rx_forget	= op_rx_forget,
+	.rx_room	= op_rx_room,
 };
 
 /* ---- Nodes and the simulation ---------------------------------------- */
@@ -790,6 +797,7 @@ static void node_init(struct sim *s, u32 idx, const struct mpdt_lb_ops *lb,
 	n->port = idx ? PORT_B : PORT_A;
 	n->window = U32_MAX;
 	n->host_bursts = U32_MAX;
+	n->room = MPDT_ROOM_MAX;
 	n->want_incarnations = 1;
 	n->nonce_base = (u32)unit_rand(&s->rng);
 	n->seed = unit_rand(&s->rng);
@@ -2682,6 +2690,57 @@ TEST(a_full_receiver_is_tested_one_packet_at_a_time)
 	EXPECT_LT(a->last_at[MPDT_STAT_MSG_ACKED], b->full_until + rto);
 	EXPECT_EQ(0, a->stats[MPDT_STAT_RTO]);
 	EXPECT_EQ(1, b->delivered);
+	sim_free(s);
+}
+
+/* A receiver's SACKs say how long a message it has room for (its
+ * rx_room()): a message longer than what is left of that starts with its
+ * first packet alone, asking for a SACK, and the rest waits for that
+ * SACK, which tells whether the receiver admitted the message.
+ */
+TEST(a_message_the_receiver_lacks_room_for_starts_with_one_packet)
+{
+	struct mpdt_params p = default_params();
+	struct sim *s = sim_new(&p, &stub_lb, &stub_cc, 1);
+	struct node *a = &s->n[0], *b = &s->n[1];
+	const struct cap_pkt *sack, *data;
+	u32 i, sent;
+
+	a->capture = true;
+	b->capture = true;
+	b->room = 20 << 10;
+	node_add(a, 1000);
+	node_pump(a);
+	ASSERT_EQ(1, a->tx_new);
+	s->now += UNIT_US(50);
+	cap_inject(s, 1, &a->cap[0]);
+	sack = last_cap(b, MPDT_T_SACK);
+	ASSERT_NE(NULL, sack);
+	EXPECT_TRUE(sack->pkt.sack.room_said);
+	EXPECT_EQ(20 << 10, sack->pkt.sack.room);
+	s->now += UNIT_US(50);
+	cap_inject(s, 0, sack);
+
+	/* 16 KiB fits in the 20 KiB said, 22400 bytes more do not. */
+	node_add(a, 16 << 10);
+	node_add(a, 16 * 1400);
+	node_pump(a);
+	sent = 1 + DIV_ROUND_UP(16 << 10, 1400);
+	ASSERT_EQ(sent + 1, a->tx_new);
+	data = last_cap(a, MPDT_T_DATA);
+	EXPECT_EQ(2, data->pkt.data.msg_id);
+	EXPECT_EQ(0, data->pkt.data.offset);
+	EXPECT_TRUE(data->pkt.hdr.flags & MPDT_F_AR);
+
+	/* B took it: the rest of the message goes. */
+	s->now += UNIT_US(50);
+	for (i = 1; i < a->ncap; i++)
+		if (a->cap[i].pkt.hdr.type == MPDT_T_DATA)
+			cap_inject(s, 1, &a->cap[i]);
+	s->now += UNIT_US(50);
+	cap_inject(s, 0, last_cap(b, MPDT_T_SACK));
+	EXPECT_EQ(sent + 16, a->tx_new);
+	EXPECT_EQ(0, b->stats[MPDT_STAT_DROP_NO_BUFFER]);
 	sim_free(s);
 }
 

@@ -125,6 +125,8 @@ field("sack_echo_ts", ProtoField.uint64("mpdt.sack.echo_ts",
 field("sack_ooo", ProtoField.uint32("mpdt.sack.ooo_count", "OOO Count",
     base.DEC))
 field("sack_ce", ProtoField.uint16("mpdt.sack.ce_count", "CE Count", base.DEC))
+field("sack_room", ProtoField.uint16("mpdt.sack.room",
+    "Room (1 + KiB of new message; 0: not said)", base.DEC))
 -- NACK
 field("nack_psn", ProtoField.uint32("mpdt.nack.psn", "Packet Sequence Number",
     base.DEC))
@@ -406,10 +408,12 @@ local function dissect_sack(tvb, tree)
     tree:add(f.sack_echo_ts, tvb(40, 8))
     tree:add(f.sack_ooo, tvb(48, 4))
     tree:add(f.sack_ce, tvb(52, 2))
-    add_reserved(tree, tvb(54, 2))
+    tree:add(f.sack_room, tvb(54, 2))
+    local room = tvb(54, 2):uint()
     return string.format("SACK epsn=%u base=%u bitmap=0x%08x%08x rcvd=%s " ..
-        "ooo=%u ce=%u", epsn, base, tvb(24, 4):uint(), tvb(28, 4):uint(),
-        tostring(tvb(32, 8):uint64()), tvb(48, 4):uint(), tvb(52, 2):uint())
+        "ooo=%u ce=%u%s", epsn, base, tvb(24, 4):uint(), tvb(28, 4):uint(),
+        tostring(tvb(32, 8):uint64()), tvb(48, 4):uint(), tvb(52, 2):uint(),
+        room > 0 and string.format(" room=%uK", room - 1) or "")
 end
 
 local function dissect_nack(tvb, tree, problems)

@@ -64,7 +64,7 @@ MPDT_FIELDS = {
     "mpdt.payload_len", "mpdt.prev_psn",
     "mpdt.sack.epsn", "mpdt.sack.base", "mpdt.sack.bitmap",
     "mpdt.sack.acked", "mpdt.sack.recv_bytes", "mpdt.sack.echo_ts",
-    "mpdt.sack.ooo_count", "mpdt.sack.ce_count",
+    "mpdt.sack.ooo_count", "mpdt.sack.ce_count", "mpdt.sack.room",
     "mpdt.nack.psn", "mpdt.nack.code", "mpdt.nack.epsn",
     "mpdt.nack.echo_ts",
     "mpdt.probe.sack_base", "mpdt.probe.ts",
@@ -135,17 +135,17 @@ def data(psn, msg_id, offset, msg_len, ts, prev_psn, payload,
         "mpdt.prev_psn": [prev_psn]})
 
 
-def sack(epsn, base, bitmap, recv_bytes, echo_ts, ooo, ce, **hdr):
+def sack(epsn, base, bitmap, recv_bytes, echo_ts, ooo, ce, room=0, **hdr):
     raw, fields = common(T_SACK, **hdr)
     body = struct.pack("!IIQQQIHH", epsn, base, bitmap, recv_bytes, echo_ts,
-                       ooo, ce, 0)
+                       ooo, ce, room)
     acked = [(base + i) % 2**32 for i in range(64) if bitmap >> i & 1]
     return raw + body, merge(fields, {
         "mpdt.sack.epsn": [epsn], "mpdt.sack.base": [base],
         "mpdt.sack.bitmap": [bitmap], "mpdt.sack.acked": acked,
         "mpdt.sack.recv_bytes": [recv_bytes], "mpdt.sack.echo_ts": [echo_ts],
         "mpdt.sack.ooo_count": [ooo], "mpdt.sack.ce_count": [ce],
-        "mpdt.reserved": [body[38:40]]})
+        "mpdt.sack.room": [room]})
 
 
 def nack(psn, code, epsn, echo_ts, **hdr):
@@ -305,6 +305,11 @@ def other_valid():
              dport=6000), src="10.0.0.2", dst="10.0.0.1",
         info="SACK epsn=4294967294 base=4294967294 bitmap=0x000000000000000e "
         "rcvd=4200 ooo=3 ce=1" + ba)
+    add("SACK with Room (300 KiB)",
+        sack(7, 7, 0, 1400, 9, 0, 0, room=301, sport=7000, dport=6000),
+        src="10.0.0.2", dst="10.0.0.1",
+        info="SACK epsn=7 base=7 bitmap=0x0000000000000000 rcvd=1400 ooo=0 "
+        "ce=0 room=300K" + ba)
     add("SACK full bitmap, IPv6",
         sack(100, 164, 2**64 - 1, 1 << 40, 5, 64, 0, sport=7000, dport=6000,
              ev=1000), src=V6_B, dst=V6_A,
