@@ -409,6 +409,7 @@ void mpdt_conn_fill_info(struct mpdt_conn *c, struct mpdt_info *info)
 	info->mi_base_rtt_us = e->eff.base_rtt_us;
 	info->mi_bdp = min_t(u64, mpdt_bdp(&e->eff), U32_MAX);
 	info->mi_delivery_rate = e->path.rate;
+	info->mi_peer_room = e->peer_room;
 	strscpy(info->mi_lb, e->lb.ops->name, sizeof(info->mi_lb));
 	strscpy(info->mi_cc, e->cc.ops->name, sizeof(info->mi_cc));
 }

@@ -208,6 +208,7 @@ static const struct { u16 attr, off; } conn_u32[] = {
 	INFO_U32(MSGS_INFLIGHT, mi_msgs_inflight),
 	INFO_U32(BASE_RTT_US, mi_base_rtt_us),
 	INFO_U32(BDP, mi_bdp),
+	INFO_U32(PEER_ROOM, mi_peer_room),
 }, conn_u64[] = {
 	INFO_U32(RETX_OOO, mi_retx[MPDT_RETX_OOO]),
 	INFO_U32(RETX_PROBE, mi_retx[MPDT_RETX_PROBE]),

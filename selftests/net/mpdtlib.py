@@ -25,16 +25,16 @@ MPDT_CONN_ACTIVE = 1
 MPDT_CONN_FAILED = 2
 
 # struct mpdt_info (x86-64): sockaddr_storage, 12 x u32, retx[4] u64,
-# 11 x u64, 2 x u32, lb[16], cc[16], 2 x u32, u64.
-_INFO_FMT = "<128s12I4Q11Q2I16s16s2IQ"
+# 11 x u64, 2 x u32, lb[16], cc[16], 2 x u32, u64, u32 and its padding.
+_INFO_FMT = "<128s12I4Q11Q2I16s16s2IQI4x"
 INFO_SIZE = struct.calcsize(_INFO_FMT)
-assert INFO_SIZE == 352
+assert INFO_SIZE == 360
 _INFO_FIELDS = (
     "peer state nonce cwnd inflight srtt_us rttvar_us min_rtt_us rto_us "
     "snd_una snd_nxt rcv_epsn rcv_ooo retx_ooo retx_probe retx_rto "
     "retx_nack probes rtos sacks_rcvd sacks_sent nacks_rcvd nacks_sent "
     "msgs_sent msgs_acked msgs_rcvd bytes_sent bytes_acked msgs_inflight "
-    "ev lb cc base_rtt_us bdp delivery_rate").split()
+    "ev lb cc base_rtt_us bdp delivery_rate peer_room").split()
 
 
 def mpdt_socket():

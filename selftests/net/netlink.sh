@@ -572,7 +572,7 @@ case_conn() {
 		"conn show -j: algorithms; one message sent and received per pair"
 	jcheck "$c" "[l for l in open('$WORKDIR/conn.txt').read().splitlines() if not l.startswith('\t')] == [('peer %s:%d' if c['family'] == 'inet' else 'peer [%s]:%d') % (c['peer'], c['peer_port']) + ' local_port %d state %s lb %s cc %s' % (c['local_port'], c['state'], c['lb'], c['cc']) for c in d]" \
 		"conn show: the text's first lines say what the JSON says"
-	jcheck "$c" "all(('\t' + ' '.join('%s %d' % (k, c[k]) for k in keys)) in open('$WORKDIR/conn.txt').read().splitlines() for c in d for keys in (('cwnd', 'srtt_us', 'min_rtt_us', 'inflight', 'snd_una', 'snd_nxt', 'rcv_epsn', 'msgs_inflight', 'base_rtt_us', 'bdp', 'delivery_rate'), ('retx_ooo', 'retx_probe', 'retx_rto', 'retx_nack', 'msgs_sent', 'msgs_acked', 'msgs_rcvd', 'bytes_sent', 'bytes_acked')))" \
+	jcheck "$c" "all(('\t' + ' '.join('%s %d' % (k, c[k]) for k in keys)) in open('$WORKDIR/conn.txt').read().splitlines() for c in d for keys in (('cwnd', 'srtt_us', 'min_rtt_us', 'inflight', 'snd_una', 'snd_nxt', 'rcv_epsn', 'msgs_inflight', 'base_rtt_us', 'bdp', 'delivery_rate', 'peer_room'), ('retx_ooo', 'retx_probe', 'retx_rto', 'retx_nack', 'msgs_sent', 'msgs_acked', 'msgs_rcvd', 'bytes_sent', 'bytes_acked')))" \
 		"conn show: the text's indented lines say what the JSON says"
 	keep one-v4.json -n "$NS_A" -j conn show peer 127.0.0.1:9301
 	jcheck "$WORKDIR/one-v4.json" "[(c['peer'], c['peer_port'], c['local_port']) for c in d] == [('127.0.0.1', 9301, 9300)]" \

@@ -1067,6 +1067,9 @@ TEST(info_after_transfer)
 	EXPECT_LE(ia.mi_min_rtt_us, ia.mi_base_rtt_us + ia.mi_base_rtt_us / 8 + 1);
 	EXPECT_LT(0, ia.mi_delivery_rate);
 	EXPECT_LE(1400, ia.mi_bdp);
+	/* What the last SACK said, in whole KiB: nothing started since. */
+	EXPECT_NE(~0U, ia.mi_peer_room);
+	EXPECT_EQ(0, ia.mi_peer_room % 1024);
 	EXPECT_EQ(pb.sin_port, ((struct sockaddr_in *)&ia.mi_peer)->sin_port);
 	TH_LOG("srtt %u us, min_rtt %u us, base_rtt %u us, bdp %u, rate %llu B/s, "
 	       "cwnd %u, rto %u us, lb %s, cc %s, retx %llu/%llu/%llu/%llu",

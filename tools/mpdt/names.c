@@ -95,6 +95,7 @@ static const char *const conn_attr_names[MPDT_CONN_A_MAX + 1] = {
 	[MPDT_CONN_A_BASE_RTT_US]	= "base_rtt_us",
 	[MPDT_CONN_A_BDP]		= "bdp",
 	[MPDT_CONN_A_DELIVERY_RATE]	= "delivery_rate",
+	[MPDT_CONN_A_PEER_ROOM]		= "peer_room",
 	[MPDT_CONN_A_INFLIGHT]		= "inflight",
 	[MPDT_CONN_A_SND_UNA]		= "snd_una",
 	[MPDT_CONN_A_SND_NXT]		= "snd_nxt",
@@ -174,7 +175,7 @@ const uint16_t conn_state_attrs[] = {
 	MPDT_CONN_A_CWND, MPDT_CONN_A_SRTT_US, MPDT_CONN_A_MIN_RTT_US,
 	MPDT_CONN_A_INFLIGHT, MPDT_CONN_A_SND_UNA, MPDT_CONN_A_SND_NXT,
 	MPDT_CONN_A_RCV_EPSN, MPDT_CONN_A_MSGS_INFLIGHT, MPDT_CONN_A_BASE_RTT_US,
-	MPDT_CONN_A_BDP, MPDT_CONN_A_DELIVERY_RATE,
+	MPDT_CONN_A_BDP, MPDT_CONN_A_DELIVERY_RATE, MPDT_CONN_A_PEER_ROOM,
 };
 
 const size_t conn_state_attr_count = ARRAY_SIZE(conn_state_attrs);

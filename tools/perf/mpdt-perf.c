@@ -2296,6 +2296,7 @@ static void print_mpdt_stats(FILE *o, const struct cflow *c)
 	ju64(o, "base_rtt_us", mi->mi_base_rtt_us);
 	ju64(o, "bdp", mi->mi_bdp);
 	ju64(o, "delivery_rate", mi->mi_delivery_rate);
+	ju64(o, "peer_room", mi->mi_peer_room);
 	ju64(o, "cwnd", mi->mi_cwnd);
 	ju64(o, "state", mi->mi_state);
 }

@@ -92,6 +92,7 @@ struct mpdt_info {
 	__u32	mi_base_rtt_us;		/* the CC's: configured or measured */
 	__u32	mi_bdp;			/* bytes, the CC's */
 	__u64	mi_delivery_rate;	/* bytes/s, measured */
+	__u32	mi_peer_room;		/* bytes of new message; ~0: unsaid */
 };
 
 /*
@@ -300,6 +301,7 @@ enum mpdt_conn_attr {
 	MPDT_CONN_A_BDP,		/* u32, bytes */
 	MPDT_CONN_A_DELIVERY_RATE,	/* u64, bytes per second */
 	MPDT_CONN_A_PEER_IFINDEX,	/* u32: a link-local peer's interface */
+	MPDT_CONN_A_PEER_ROOM,		/* u32, bytes; ~0: the peer does not say */
 	__MPDT_CONN_A_MAX
 };
 
