@@ -63,6 +63,7 @@ struct mpdt_path {
 	u64 full_rate;		/* of the last 25% growth */
 	u32 full_count;		/* rounds since it */
 	bool full;
+	bool marks;		/* a SACK echoed CE: the path marks ECN */
 };
 
 void mpdt_path_init(struct mpdt_path *p);

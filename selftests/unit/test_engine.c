@@ -2265,6 +2265,53 @@ TEST(a_configured_speed_grows_past_an_inflated_first_sample)
 	sim_free(s);
 }
 
+/* A configured speed ten times the path's: 100 Gbit/s over a 10 Gbit/s
+ * link.  Where the link never marks ECN, the windows stay within the
+ * measured BDP, as with no speed configured: STrack grows its window on a
+ * long delay without a mark (Algo 3 line 6), and the configured BDP, ten
+ * times the path's, would be its only bound.  Where the queue marks, the
+ * CC has its signal and the configured speed is taken.
+ */
+static u64 told_ten_times_the_link(struct __test_metadata *_metadata,
+				   u64 ecn_ns, u32 *eff_mbps)
+{
+	struct mpdt_params p = default_params();
+	u64 until = T0, most = 0;
+	struct sim *s;
+	struct node *a;
+
+	p.link_mbps = 10 * LINK_MBPS;
+	p.base_rtt_us = 0;
+	s = sim_new(&p, mpdt_lb_find("ecmp"), mpdt_cc_find("strack"), 7);
+	a = &s->n[0];
+	s->link[0].ecn_ns = ecn_ns;
+	node_add(a, 16U << 20);
+	while (!sim_run(s, until += UNIT_US(20)) && until < T0 + UNIT_SEC(2))
+		if (a->eng.path.full)
+			most = max(most, mpdt_sb_inflight(&a->eng.sb));
+	EXPECT_EQ(1, a->stats[MPDT_STAT_MSG_ACKED]);
+	EXPECT_EQ(0, s->nerr) {
+		TH_LOG("%s", s->err);
+	}
+	*eff_mbps = a->eng.eff.link_mbps;
+	TH_LOG("ecn after %llu ns: largest inflight %llu, speed taken %u",
+	       ecn_ns, most, *eff_mbps);
+	sim_free(s);
+	return most;
+}
+
+TEST(a_configured_speed_needs_a_path_that_marks_ecn)
+{
+	/* 10 Gbit/s over 2 x 40 us, twice (path.h) */
+	const u64 bdp = LINK_MBPS * 125ULL * 2 * LINK_DELAY / UNIT_US(1000);
+	u32 mbps;
+
+	EXPECT_GE(2 * bdp, told_ten_times_the_link(_metadata, 0, &mbps));
+	EXPECT_GT(10 * LINK_MBPS, mbps);
+	told_ten_times_the_link(_metadata, UNIT_US(20), &mbps);
+	EXPECT_EQ(10 * LINK_MBPS, mbps);
+}
+
 /* A configured base RTT longer than rto-min: the first RTO waits three of
  * it (RFC 6298 2.2 with it as the first sample), not rto-min, which fired
  * on every first flight of a 100 ms path and failed the peer after
