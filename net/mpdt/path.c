@@ -52,7 +52,16 @@ bool mpdt_path_on_ack(struct mpdt_path *p, u64 acked, u64 sent_ns,
 	p->delivered += acked;
 	p->app_limited |= app_limited;
 	ack_span = now - p->start_ns;
-	if (ack_span < max(base_rtt_ns, 1ULL))
+	/* A round is a round trip of the packets, BBR's: it ends with the
+	 * SACK of a packet sent after it began, not when a base RTT has
+	 * passed.  A window sent in one burst whose SACKs come bunched
+	 * within a base RTT then counts over its RTT: one ended by the clock
+	 * took a window over a base RTT as the rate, and the BDP from it
+	 * let the next window double.  Sixteen connections over a veth, 1.1
+	 * Gbit/s together, each measured 25 Gbit/s within 40 s, and their
+	 * windows grew from 0.1 to 0.9 MB.
+	 */
+	if (ack_span < max(base_rtt_ns, 1ULL) || sent_ns < p->start_ns)
 		return false;
 	if (sent_ns > p->start_sent_ns && p->start_sent_ns)
 		send_span = sent_ns - p->start_sent_ns;

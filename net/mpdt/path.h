@@ -7,16 +7,17 @@
  *
  * The rate is BBR's delivery rate (Cardwell et al., "BBR: Congestion-Based
  * Congestion Control", ACM Queue 2016; draft-cheng-iccrg-delivery-rate-
- * estimation): bytes delivered over a round of at least one base RTT,
- * divided by the longer of the round's ACK span and the span of the send
- * times its SACKs echo, so that SACKs bunched after a host stall do not
- * inflate it.  The estimate is the largest rate of the incarnation: it
- * stands for the link speed an operator would configure, which a lower
- * round does not disprove (the flow got a share, was limited by its
- * window or its application, or its host was slow; the CC's signals deal
- * with those).  A windowed maximum would let a window-limited flow whose
- * RTT a busy host inflates shrink its own estimate round after round.
- * A new incarnation (after the quiet time) measures afresh.
+ * estimation): bytes delivered over a round (from a SACK to the SACK of a
+ * packet sent after it, and at least one base RTT), divided by the longer
+ * of the round's ACK span and the span of the send times its SACKs echo,
+ * so that SACKs bunched after a host stall do not inflate it.  The
+ * estimate is the largest rate of the incarnation: it stands for the link
+ * speed an operator would configure, which a lower round does not
+ * disprove (the flow got a share, was limited by its window or its
+ * application, or its host was slow; the CC's signals deal with those).
+ * A windowed maximum would let a window-limited flow whose RTT a busy
+ * host inflates shrink its own estimate round after round.  A new
+ * incarnation (after the quiet time) measures afresh.
  *
  * The BDP reported is twice the measured one: BBR's cwnd_gain.  In
  * startup, until the pipe is full (three rounds in a row, not limited by

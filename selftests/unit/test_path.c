@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Path estimator (net/mpdt/path.c): the delivery rate over rounds of at
- * least one base RTT, the largest of the incarnation, SACKs bunched after
- * a stall that do not inflate it, and the BDP with BBR's startup and
+ * Path estimator (net/mpdt/path.c): the delivery rate over rounds that
+ * are round trips of the packets, the largest of the incarnation, SACKs
+ * bunched after a stall or a burst that do not inflate it, and the BDP with BBR's startup and
  * full-pipe test, which rounds short of data do not end.
  */
 #include "unit.h"
@@ -169,11 +169,13 @@ TEST(app_limited_rounds_do_not_fill_the_pipe)
 
 /* Packet k is sent at T0 + k * GAP; its SACK normally comes one RTT later.
  * A stalled host gets the SACKs of packets 12-24 bunched 0.1 us apart at
- * the time the last of them was due: the first closes a round (a slow
- * one), and the next round holds the other twelve and the ten normal
- * SACKs after them, 22 packets over an ACK span of one RTT.  Their send
- * times span 220 us: the longer span divides (the delivery-rate draft's
- * send/ACK rule), and the rate stays the link's.
+ * the time the last of them was due.  The round that began with packet
+ * 10's SACK ends with packet 20's (the first sent after it began), 140
+ * us on: ten packets over that span, a slower round.  The next holds the
+ * other four bunched SACKs and those of packets 25-35, 15 packets over
+ * an ACK span of 109 us; their send times span 150 us: the longer span
+ * divides (the delivery-rate draft's send/ACK rule), and the rate stays
+ * the link's.
  */
 /* The SACKs of packets @from..@to, each one RTT after the packet left;
  * the rounds they closed.
@@ -200,9 +202,42 @@ TEST(bunched_sacks_do_not_inflate_the_rate)
 	for (k = 12; k <= 24; k++)
 		rounds += mpdt_path_on_ack(&p, BYTES, T0 + k * GAP, RTT, false,
 					   T0 + 24 * GAP + RTT + (k - 12) * 100);
-	rounds += acks_on_time(&p, 25, 34);
+	rounds += acks_on_time(&p, 25, 35);
 	EXPECT_EQ(3, rounds);
 	EXPECT_EQ(RATE, p.rate);
+}
+
+/* A window of 40 packets sent in one burst every RTT of 1.1 ms (a queue
+ * over a base RTT of 100 us): the first SACK of each window comes alone,
+ * 38 more bunched within 38 us and the last 100 us after the first, when
+ * the next window goes.  The link delivers 40 packets per 1.1 ms; a
+ * round that the clock ended after a base RTT took 39 packets over 100
+ * us, ten times that.
+ */
+TEST(a_window_sent_in_bursts_is_measured_over_its_rtt)
+{
+	const u64 rtt = UNIT_US(1100), real = 40ULL * BYTES * 1000000000ULL /
+					     UNIT_US(1100);
+	struct mpdt_path p;
+	u64 burst = T0, at;
+	u32 r, i;
+
+	mpdt_path_init(&p);
+	for (r = 0; r < 8; r++) {
+		for (i = 0; i < 40; i++) {
+			at = burst + rtt - UNIT_US(100);
+			if (i == 39)
+				at += UNIT_US(100);
+			else if (i)
+				at += UNIT_US(i);
+			mpdt_path_on_ack(&p, BYTES, burst + i * 100, RTT, false,
+					 at);
+		}
+		burst = at + 1;
+	}
+	TH_LOG("rate %llu B/s, the link's %llu", p.rate, real);
+	EXPECT_GE(real + real / 8, p.rate);
+	EXPECT_LE(real - real / 8, p.rate);
 }
 
 /* A clock that went back (a forged or reordered timestamp) restarts the
@@ -215,7 +250,7 @@ TEST(clock_going_back_restarts_the_round)
 	feed_init(&f);
 	EXPECT_FALSE(mpdt_path_on_ack(&f.p, BYTES, 0, RTT, false, T0 - 1));
 	EXPECT_EQ(T0 - 1, f.p.start_ns);
-	EXPECT_TRUE(mpdt_path_on_ack(&f.p, BYTES, 0, 0, false, T0));
+	EXPECT_TRUE(mpdt_path_on_ack(&f.p, BYTES, T0 - 1, 0, false, T0));
 	EXPECT_EQ((u64)BYTES * 1000000000ULL, f.p.rate);
 }
 
