@@ -153,7 +153,7 @@ static bool path_refresh(struct mpdt_eng *e, bool force)
 	 * the windows, as with no speed configured.  Sixteen connections into
 	 * one socket over a veth, told 100 Gbit/s, each kept 1.55 MB in
 	 * flight to a receiver that took 1 Gbit/s: its backlog and buffer
-	 * overflowed, a quarter of the DATA was resent, goodput halved.
+	 * overflowed, a third of the DATA sent was resends, goodput halved.
 	 */
 	if (mbps && !p->base_rtt_us && (!e->path.full || !e->path.marks) &&
 	    mpdt_path_bdp(&e->path, us_to_ns(rtt_us), e->cc.mss) <
