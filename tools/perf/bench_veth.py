@@ -30,8 +30,8 @@ NS_A, NS_B = "mpdtbench_a", "mpdtbench_b"
 ADDR_A, ADDR_B = "10.77.0.1", "10.77.0.2"
 MSG = 1 << 20
 PORT = 7471
-# How often (us) each mpdt-perf client thread reads MPDT_INFO while its
-# send buffer is full.  These rows measure goodput, not completion times:
+# How often (us) mpdt-perf reads each flow's MPDT_INFO while its send
+# buffer is full.  These rows measure goodput, not completion times:
 # polled every 500 us (mpdt-perf's default, for FCTs) sixteen threads
 # spent 7% of the guest in the poll's sleeps, getsockopt() and clock reads,
 # where iperf3 sleeps in select() until its socket is writable.
@@ -149,9 +149,10 @@ def iperf(secs, *args):
     return s["bits_per_second"] / 1e6, s["bytes"], {}
 
 
-def perf_run(secs, flows=1, proto="mpdt", lb=None, verify=False, wrap=()):
-    """One mpdt-perf run, a client thread per flow into one server
-    thread."""
+def perf_run(secs, flows=1, proto="mpdt", lb=None, verify=False, wrap=(),
+             one_thread=False):
+    """One mpdt-perf run into one server thread: a client thread per flow,
+    or (one_thread) one for all flows."""
     ready = "/tmp/mpdt_bench.ready"
     if os.path.exists(ready):
         os.unlink(ready)
@@ -170,6 +171,8 @@ def perf_run(secs, flows=1, proto="mpdt", lb=None, verify=False, wrap=()):
                      srv.communicate()[0])
         time.sleep(0.05)
     lbarg = ["--lb", lb] if lb else []
+    if one_thread:
+        lbarg.append("--one-thread")
     cl = subprocess.run([*wrap, *ns(NS_A, PERF, "client", "-a", ADDR_B, "-p",
                            str(PORT), "--proto", proto, "-t", str(secs),
                            "--msg", str(MSG), "--flows", str(flows),
@@ -182,15 +185,15 @@ def perf_run(secs, flows=1, proto="mpdt", lb=None, verify=False, wrap=()):
     return s, c
 
 
-def mpdt(secs, flows=1, lb=None, verify=False, wrap=()):
-    s, c = perf_run(secs, flows, "mpdt", lb, verify, wrap)
+def mpdt(secs, flows=1, lb=None, verify=False, wrap=(), one_thread=False):
+    s, c = perf_run(secs, flows, "mpdt", lb, verify, wrap, one_thread)
     bad = sum(f["corrupt"] + f["dups"] for f in s["flows"])
     path = {k: c["flows"][0].get(k, 0) for k in PATH}
     return s["rx_mbps"], s["rx_bytes"], {"corrupt_or_dup": bad, **path}
 
 
-def tcp_threads(secs, flows):
-    s, _ = perf_run(secs, flows, "tcp")
+def tcp_perf(secs, flows, one_thread=False):
+    s, _ = perf_run(secs, flows, "tcp", one_thread=one_thread)
     return s["rx_mbps"], s["rx_bytes"], {}
 
 
@@ -204,14 +207,17 @@ def tools(secs, only):
                      lambda: mpdt(secs, lb="oblivious")),
         "mpdt-verify": ("MPDT, payload verified",
                         lambda: mpdt(secs, verify=True)),
-        "tcp16": ("iperf3 TCP, 16 streams", lambda: iperf(secs, "-P", "16")),
         # iperf3 (3.12, Debian 12's) sends all its streams from one
-        # thread; mpdt-perf gives each flow a thread of its own, and sixteen
-        # of them share the vCPUs with the one thread that reads all flows.
-        # The same structure for TCP, so that the two compare as equals.
+        # thread, and so does mpdt-perf --one-thread.
+        "tcp16": ("iperf3 TCP, 16 streams", lambda: iperf(secs, "-P", "16")),
+        "mpdt16": ("MPDT, 16 connections",
+                   lambda: mpdt(secs, flows=16, one_thread=True)),
+        # A thread per flow: sixteen senders share the vCPUs with the one
+        # thread that reads all flows, for TCP and MPDT alike.
         "tcp16-thr": ("TCP, 16 streams, thread each",
-                      lambda: tcp_threads(secs, 16)),
-        "mpdt16": ("MPDT, 16 connections", lambda: mpdt(secs, flows=16)),
+                      lambda: tcp_perf(secs, 16)),
+        "mpdt16-thr": ("MPDT, 16 connections, thread each",
+                       lambda: mpdt(secs, flows=16)),
     }
     return {k: v for k, v in t.items() if not only or k in only}
 
@@ -227,8 +233,9 @@ def profile(secs, top, flows):
     """perf record guest-wide while one MPDT client runs; the hottest
     symbols."""
     data = "/tmp/mpdt_bench.perf"
-    mpdt(secs, flows=flows, wrap=("perf", "record", "-a", "-N", "-q", "-e", "cpu-clock",
-                     "-F", "999", "-o", data, "--"))
+    mpdt(secs, flows=flows, one_thread=flows > 1,
+         wrap=("perf", "record", "-a", "-N", "-q", "-e", "cpu-clock", "-F",
+               "999", "-o", data, "--"))
     rep = subprocess.run(["perf", "report", "-i", data, "--stdio", "-q",
                           "--no-children", "--sort", "dso,sym"],
                          check=True, text=True, capture_output=True).stdout
@@ -280,11 +287,10 @@ def report(names, rows, prof, flows):
                                         tuple(r["path"][p] for p in PATH[:4])
                                         + (r["path"]["delivery_rate"] * 8 /
                                            1e6,)))
-    if "mpdt16" in rows:
-        for k in ("tcp16", "tcp16-thr"):
-            if k in rows:
-                print("  16 connections: MPDT %.2fx %s" %
-                      (rows["mpdt16"]["mbps"] / rows[k]["mbps"], names[k]))
+    for m, k in (("mpdt16", "tcp16"), ("mpdt16-thr", "tcp16-thr")):
+        if m in rows and k in rows:
+            print("  %s: %.2fx %s" % (names[m], rows[m]["mbps"] /
+                                      rows[k]["mbps"], names[k]))
     if prof:
         print("perf record -a during one MPDT run of %d connection(s) "
               "(cpu-clock, dso and symbol, hottest first):" % flows)
@@ -303,7 +309,7 @@ def main():
                     help="profile lines shown (default 30)")
     ap.add_argument("--only", nargs="*", default=None,
                     help="run only these rows (tcp udp mpdt mpdt-obl "
-                    "mpdt-verify tcp16 tcp16-thr mpdt16)")
+                    "mpdt-verify tcp16 mpdt16 tcp16-thr mpdt16-thr)")
     ap.add_argument("--set", nargs="+", default=[], metavar="NAME VALUE",
                     help="MPDT parameters of both namespaces "
                     "(mpdt param set)")

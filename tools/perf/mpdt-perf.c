@@ -137,6 +137,7 @@ struct cfg {
 	bool rr;
 	bool acks;
 	bool verify;
+	bool one_thread;
 };
 
 static struct cfg cfg = {
@@ -1635,6 +1636,19 @@ static int server_main(void)
  * Client
  */
 
+/* The message being written: by streams, and by every flow of
+ * --one-thread.
+ */
+struct wmsg {
+	struct perf_hdr h;
+	struct iovec iov[2];
+	struct iovec *cur;	/* the first iovec not all written */
+	int cnt;		/* iovecs left, 0: no message */
+	uint32_t len;
+	int64_t t_tx;
+	bool fin;
+};
+
 struct cflow {
 	uint32_t id;
 	pthread_t th;
@@ -1672,6 +1686,10 @@ struct cflow {
 	int mptcp_nsub;
 	uint64_t mptcp_retrans;
 	uint64_t send_errors;	/* UDP */
+	struct wmsg w;		/* --one-thread: the message being written */
+	bool more;		/* --one-thread: messages still to begin */
+	bool shut;		/* --one-thread, streams: all written */
+	bool live;		/* --one-thread: not yet ended */
 };
 
 static struct sockaddr_storage dst;
@@ -2016,17 +2034,6 @@ static void cl_stream_stats(struct cflow *c)
 		c->mptcp_retrans += sub.ti[i].tcpi_total_retrans;
 }
 
-/* Streams: the message being written. */
-struct wmsg {
-	struct perf_hdr h;
-	struct iovec iov[2];
-	struct iovec *cur;	/* the first iovec not all written */
-	int cnt;		/* iovecs left, 0: no message */
-	uint32_t len;
-	int64_t t_tx;
-	bool fin;
-};
-
 /* Start the flow's next message, or its FIN; false once all data is out. */
 static bool wmsg_next(struct cflow *c, struct wmsg *w)
 {
@@ -2183,25 +2190,55 @@ static bool cl_udp(struct cflow *c)
 	return true;
 }
 
-static void cl_run(struct cflow *c)
+/* What a flow that ended (@ok: without an error) leaves for the report. */
+static void cl_end(struct cflow *c, bool ok)
 {
 	switch (cfg.proto) {
 	case P_MPDT:
-		if (!(cfg.rr ? cl_rr_mpdt(c) : cl_mpdt(c)) && !mpdt_get_info(c))
+		if (!ok && !mpdt_get_info(c))
 			c->have_mi = true;
 		c->t_end = now_ns();
 		break;
 	case P_TCP:
 	case P_MPTCP:
-		cl_stream(c);
 		c->t_end = now_ns();
 		cl_stream_stats(c);
 		break;
 	case P_UDP:
-		cl_udp(c);
 		c->t_end = c->t_sent;
 		break;
 	}
+}
+
+static void cl_run(struct cflow *c)
+{
+	bool ok = false;
+
+	switch (cfg.proto) {
+	case P_MPDT:
+		ok = cfg.rr ? cl_rr_mpdt(c) : cl_mpdt(c);
+		break;
+	case P_TCP:
+	case P_MPTCP:
+		ok = cl_stream(c);
+		break;
+	case P_UDP:
+		ok = cl_udp(c);
+		break;
+	}
+	cl_end(c, ok);
+}
+
+/* The flow is over: its socket goes, and the report stops waiting for it. */
+static void cl_close(struct cflow *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+	pthread_mutex_lock(&run_lock);
+	running--;
+	pthread_cond_signal(&run_cond);
+	pthread_mutex_unlock(&run_lock);
 }
 
 static void *cl_thread(void *arg)
@@ -2216,12 +2253,167 @@ static void *cl_thread(void *arg)
 		c->t_progress = now_ns();
 		cl_run(c);
 	}
-	if (c->fd >= 0)
-		close(c->fd);
-	pthread_mutex_lock(&run_lock);
-	running--;
-	pthread_cond_signal(&run_cond);
-	pthread_mutex_unlock(&run_lock);
+	cl_close(c);
+	return NULL;
+}
+
+/* ---------------------------------------------------------------------
+ * --one-thread: every flow from one thread, as iperf3 -P sends its
+ * streams.  A thread per flow puts K senders beside the receiver on the
+ * CPUs; the scheduler then gives the receiver a K+1th of a CPU where
+ * iperf3's receiver has half.  Each flow takes a step that never blocks;
+ * when none moved, the thread sleeps in poll() on all of them.
+ */
+
+enum step { STEP_MOVED, STEP_WAIT, STEP_DONE, STEP_FAILED };
+
+/* A flow that could not move: it waits, or it has stalled (--timeout). */
+static enum step step_wait(struct cflow *c, const char *what)
+{
+	if (!stalled(c))
+		return STEP_WAIT;
+	cl_fail(c, what);
+	return STEP_FAILED;
+}
+
+/* MPDT: the next message (or the FIN) if the socket takes it whole; done
+ * once the peer has acknowledged every message.  MPDT_INFO is read every
+ * --ack-poll microseconds, as mpdt_send() does.
+ */
+static enum step mpdt_step(struct cflow *c)
+{
+	struct wmsg *w = &c->w;
+	struct msghdr m = { .msg_iov = w->iov, .msg_iovlen = 2 };
+
+	if (c->msgs && now_ns() - c->t_polled >= cfg.ack_poll_us * 1000LL &&
+	    !mpdt_poll(c))
+		return STEP_FAILED;
+	if (!w->cnt && c->more)
+		c->more = wmsg_next(c, w);
+	if (!w->cnt) {
+		if (c->acked >= c->msgs + (cfg.duration ? 1 : 0))
+			return STEP_DONE;
+		return step_wait(c, "waiting for acks");
+	}
+	if (sendmsg(c->fd, &m, MSG_DONTWAIT) == (ssize_t)w->len) {
+		w->cnt = 0;
+		if (!w->fin)
+			msg_sent(c, w->len, w->t_tx);
+		return STEP_MOVED;
+	}
+	if (errno != EAGAIN && errno != EINTR) {
+		cl_fail(c, "sendmsg");
+		return STEP_FAILED;
+	}
+	return step_wait(c, "sendmsg");
+}
+
+/* Streams: what the socket takes of the next message; once all is
+ * written, the server's close (after it read everything), as
+ * cl_wait_stream() waits for it.
+ */
+static enum step stream_step(struct cflow *c)
+{
+	struct wmsg *w = &c->w;
+	char b[256];
+	ssize_t n;
+
+	int64_t t = c->t_progress;
+
+	if (!w->cnt && c->more)
+		c->more = wmsg_next(c, w);
+	if (w->cnt) {
+		if (!wmsg_write(c, w))
+			return STEP_FAILED;
+		return c->t_progress != t ? STEP_MOVED : step_wait(c, "write");
+	}
+	if (!c->shut) {
+		if (shutdown(c->fd, SHUT_WR)) {
+			cl_fail(c, "shutdown");
+			return STEP_FAILED;
+		}
+		c->shut = true;
+	}
+	n = recv(c->fd, b, sizeof(b), MSG_DONTWAIT);
+	if (n >= 0)
+		return n ? STEP_MOVED : STEP_DONE;
+	if (errno == EAGAIN || errno == EINTR)
+		return STEP_WAIT;
+	cl_fail(c, "waiting for the server to close");
+	return STEP_FAILED;
+}
+
+/* What wakes the flow: room in its socket, or the server's close. */
+static short step_events(const struct cflow *c)
+{
+	if (c->w.cnt)
+		return POLLOUT;
+	return c->shut ? POLLIN : 0;
+}
+
+/* Sleep until a live flow's socket is ready, or at most until MPDT_INFO
+ * is due (a second for streams: their stall check).  With @ready_late
+ * (the last poll() said ready, yet no flow moved since: an MPDT message
+ * larger than the half of the send buffer that makes a socket writable)
+ * only the timeout wakes the thread.  Returns whether a socket was ready.
+ */
+static bool step_sleep(struct cflow *fl, struct pollfd *pfd, bool ready_late)
+{
+	int64_t ns = cfg.proto == P_MPDT ? cfg.ack_poll_us * 1000LL : NSEC;
+	struct timespec ts = { .tv_sec = ns / NSEC, .tv_nsec = ns % NSEC };
+	nfds_t n = 0;
+	int i;
+
+	for (i = 0; i < cfg.flows && !ready_late; i++) {
+		if (fl[i].live)
+			pfd[n++] = (struct pollfd){ .fd = fl[i].fd,
+						    .events = step_events(&fl[i]) };
+	}
+	return ppoll(pfd, n, &ts, NULL) > 0;
+}
+
+static void *cl_one_thread(void *arg)
+{
+	struct pollfd *pfd = xmalloc(cfg.flows * sizeof(*pfd));
+	struct cflow *fl = arg, *c;
+	bool moved, ready = false;
+	int i, live = 0;
+
+	for (i = 0; i < cfg.flows; i++) {
+		fl[i].live = cl_setup(&fl[i]);
+		live += fl[i].live;
+	}
+	pthread_barrier_wait(&barrier);
+	if (cfg.start_at)
+		sleep_until(cfg.start_at);
+	for (i = 0; i < cfg.flows; i++) {
+		fl[i].t_progress = now_ns();
+		fl[i].more = true;
+		if (!fl[i].live)
+			cl_close(&fl[i]);
+	}
+	while (live) {
+		moved = false;
+		for (c = fl; c < fl + cfg.flows; c++) {
+			enum step s;
+
+			if (!c->live)
+				continue;
+			s = cfg.proto == P_MPDT ? mpdt_step(c) : stream_step(c);
+			moved |= s != STEP_WAIT;
+			if (s < STEP_DONE)
+				continue;
+			cl_end(c, s == STEP_DONE);
+			cl_close(c);
+			c->live = false;
+			live--;
+		}
+		if (moved)
+			ready = false;
+		else if (live)
+			ready = step_sleep(fl, pfd, ready);
+	}
+	free(pfd);
 	return NULL;
 }
 
@@ -2423,6 +2615,7 @@ static void cl_json(FILE *o, struct cflow *fl, const struct totals *t,
 	ju64(o, "reply", reply_len);
 	jbool(o, "acks", cfg.acks);
 	ju64(o, "inflight", window);
+	jbool(o, "one_thread", cfg.one_thread);
 	jskey(o, "fct_method", method_names[method]);
 	if (cfg.proto == P_MPDT)
 		ju64(o, "fct_poll_us", cfg.ack_poll_us);
@@ -2504,6 +2697,9 @@ static void client_check(void)
 		bad("--acks: tcp or mptcp (mpdt has MPDT_INFO)");
 	if (cfg.inflight && cfg.proto != P_MPDT && !cfg.acks)
 		bad("--inflight: mpdt, or tcp and mptcp with --acks");
+	if (cfg.one_thread &&
+	    (cfg.proto == P_UDP || cfg.rr || cfg.acks || cfg.inflight))
+		bad("--one-thread: mpdt, tcp or mptcp, without --rr, --acks or --inflight");
 	if (cfg.size && cfg.size < HDR_LEN)
 		bad("--size must be %u bytes or more", HDR_LEN);
 	if (cfg.proto == P_UDP)
@@ -2539,7 +2735,7 @@ static int client_main(void)
 	struct cpu cpu;
 	char dstr[80];
 	int64_t t0;
-	int i;
+	int i, nth;
 
 	if (parse_addr(cfg.addr, cfg.port, &dst, &dst_len) < 0) {
 		fprintf(stderr, "mpdt-perf: bad address %s\n", cfg.addr);
@@ -2560,16 +2756,19 @@ static int client_main(void)
 		}
 	}
 	running = cfg.flows;
-	pthread_barrier_init(&barrier, NULL, cfg.flows + 1);
-	for (i = 0; i < cfg.flows; i++) {
-		if (pthread_create(&fl[i].th, NULL, cl_thread, &fl[i]))
+	nth = cfg.one_thread ? 1 : cfg.flows;
+	pthread_barrier_init(&barrier, NULL, nth + 1);
+	for (i = 0; i < nth; i++) {
+		if (pthread_create(&fl[i].th, NULL,
+				   cfg.one_thread ? cl_one_thread : cl_thread,
+				   &fl[i]))
 			die("pthread_create");
 	}
 	pthread_barrier_wait(&barrier);
 	t0 = now_ns();
 	if (cfg.interval)
 		cl_report(&iv, fl, cfg.start_at > t0 ? cfg.start_at : t0);
-	for (i = 0; i < cfg.flows; i++)
+	for (i = 0; i < nth; i++)
 		pthread_join(fl[i].th, NULL);
 	cl_totals(fl, &tot);
 	cpu_get(&cpu);
@@ -2618,6 +2817,7 @@ static const char usage_text[] =
 	"                        [--id N] [--start-at EPOCH_NS] [--rate MBIT]\n"
 	"                        [--timeout S] [-i S] [--rr [--reply BYTES]] [--acks]\n"
 	"                        [--inflight N] [--ack-poll US] [--no-verify]\n"
+	"                        [--one-thread]\n"
 	"       mpdt-perf dist (--sizes DIST | --msg BYTES) [--msgs N] [--seed N]\n"
 	"                      [--id N] [--proto P]\n"
 	"       mpdt-perf -h | --help\n"
@@ -2653,6 +2853,8 @@ static const char usage_text[] =
 	"  --acks             tcp, mptcp: the server answers each message with a byte\n"
 	"  --inflight N       at most N messages not yet acknowledged (mpdt, --acks)\n"
 	"  --ack-poll US      mpdt: read MPDT_INFO every US microseconds (500)\n"
+	"  --one-thread       send every flow from one thread, as iperf3 -P does\n"
+	"                     (mpdt, tcp, mptcp; not with --rr, --acks, --inflight)\n"
 	"Dist: the sizes flow --id draws (--msgs, default 1000), and their stats.\n"
 	"Sizes take K, M, G (binary).  Output: one line of JSON on stdout, a report\n"
 	"on stderr (Documentation/perf.rst).\n";
@@ -2727,6 +2929,7 @@ enum {
 	O_PROTO = 256, O_LB, O_CC, O_SIZE, O_MSG, O_FLOWS, O_ID, O_START,
 	O_RATE, O_COUNT, O_TIMEOUT, O_READY, O_IDLE, O_NOVERIFY, O_MSGS,
 	O_SIZES, O_SEED, O_RR, O_REPLY, O_ACKS, O_INFLIGHT, O_ACK_POLL,
+	O_ONE_THREAD,
 };
 
 static const struct option long_opts[] = {
@@ -2757,6 +2960,7 @@ static const struct option long_opts[] = {
 	{ "acks", no_argument, NULL, O_ACKS },
 	{ "inflight", required_argument, NULL, O_INFLIGHT },
 	{ "ack-poll", required_argument, NULL, O_ACK_POLL },
+	{ "one-thread", no_argument, NULL, O_ONE_THREAD },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -2857,6 +3061,9 @@ static void parse_opt(int c, const char *arg)
 		break;
 	case O_ACKS:
 		cfg.acks = true;
+		break;
+	case O_ONE_THREAD:
+		cfg.one_thread = true;
 		break;
 	case 'h':
 		help();

@@ -413,6 +413,11 @@ def usage_errors():
         c + ["--size", "1M", "--inflight", "2"],
         c + ["--size", "1M", "--lb", "ecmp"],
         c + ["--size", "1M", "--ack-poll", "0"],
+        c + ["--size", "1M", "--one-thread", "--acks"],
+        c + ["--size", "1M", "--one-thread", "--rr"],
+        c + ["--size", "1M", "--one-thread", "--acks", "--inflight", "2"],
+        ["client", "-a", "127.0.0.1", "--proto", "udp", "--size", "1M",
+         "--one-thread"],
         c + ["--size", "1M", "--seed", "x"],
         ["client", "-a", "127.0.0.1", "--proto", "udp", "--size", "1M",
          "--rr"],
@@ -612,6 +617,60 @@ def tcp_acks_inflight_flows_seeded():
               "flow %d sent the sizes dist draws" % f["id"], f, want)
     check(sorted(byid) == [5, 6, 7], "flow ids 5..7", sorted(byid))
     check_latency(cj["latency"], 900, cj["elapsed_s"])
+
+
+def threads_of(pid):
+    """The threads process @pid has, or None once it is gone."""
+    try:
+        return len(os.listdir("/proc/%d/task" % pid))
+    except FileNotFoundError:
+        return None
+
+
+def one_thread_client(secs, flows, *args):
+    """A TCP client of @flows flows for @secs seconds, with @args: (the
+    most threads it was seen with, client rc, JSON, server rc, JSON)."""
+    srv = Server("tcp", count=flows)
+    p = subprocess.Popen([PERF] + [str(a) for a in (
+        "client", "--proto", "tcp", "-a", "127.0.0.1", "-p", srv.port, "-t",
+        secs, "--flows", flows, "--msg", "64K") + args],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    seen = 0
+    while p.poll() is None:
+        seen = max(seen, threads_of(p.pid) or 0)
+        time.sleep(0.05)
+    out, _ = p.communicate()
+    srv_rc, sj, _ = srv.finish()
+    return seen, p.returncode, one_json(out, "client"), srv_rc, sj
+
+
+@test
+def tcp_one_thread():
+    """--one-thread: every flow from one sender thread beside main(), each
+    byte of each flow checked by the server; without it a thread per
+    flow."""
+    seen, rc, cj, src, sj = one_thread_client(1.5, 4, "--one-thread")
+    check(rc == 0 and src == 0 and cj["ok"] and sj["ok"], "4 flows ok",
+          cj, sj)
+    check_client(cj, "tcp")
+    check(cj["one_thread"] and seen == 2,
+          "main() and one sender thread (seen %d)" % seen, cj)
+    byid = {f["id"]: f for f in sj["flows"]}
+    check(sorted(byid) == [1, 2, 3, 4], "flows 1..4 at the server", byid)
+    for f in cj["flows"]:
+        sf = byid[f["id"]]
+        check(f["ok"] and f["msgs"] > 0 and sf["complete"] and
+              sf["bytes"] == f["bytes"] and sf["msgs"] == f["msgs"],
+              "flow %d: every message in, intact" % f["id"], f, sf)
+    seen, rc, cj, src, sj = one_thread_client(1, 4)
+    check(rc == 0 and src == 0 and not cj["one_thread"] and seen == 5,
+          "without --one-thread: a thread per flow (seen %d)" % seen, cj)
+    rc, cj, _, src, sj, _ = pair("tcp", "--size", "3M", "--sizes",
+                                 "uniform:48:300K", "--flows", 3,
+                                 "--one-thread", count=3)
+    check(rc == 0 and src == 0, "--size, 3 flows, one thread", cj, sj)
+    check(all(f["bytes"] == 3 << 20 and f["complete"] for f in sj["flows"]),
+          "each flow exactly 3 MiB, verified", sj)
 
 
 @test
