@@ -137,16 +137,24 @@ def cost(before, after, rx_bytes):
     }
 
 
+def client_run(cmd, **kw):
+    """A client, and snapshots just before and after it: a row's cost is
+    what moved while its client ran, not its server's start or the three
+    seconds an MPDT server waits after its last flow."""
+    before = snapshot()
+    p = subprocess.run(cmd, text=True, capture_output=True, **kw)
+    return p, (before, snapshot())
+
+
 def iperf(secs, *args):
     srv = subprocess.Popen(ns(NS_B, "iperf3", "-s", "-1"),
                            stdout=subprocess.DEVNULL)
     time.sleep(0.5)
-    out = subprocess.run(ns(NS_A, "iperf3", "-c", ADDR_B, "-t", str(secs),
-                            "-J", *args), check=True, text=True,
-                         capture_output=True).stdout
+    cl, snaps = client_run(ns(NS_A, "iperf3", "-c", ADDR_B, "-t", str(secs),
+                              "-J", *args), check=True)
     srv.wait(timeout=30)
-    s = json.loads(out)["end"]["sum_received"]
-    return s["bits_per_second"] / 1e6, s["bytes"], {}
+    s = json.loads(cl.stdout)["end"]["sum_received"]
+    return s["bits_per_second"] / 1e6, s["bytes"], {}, snaps
 
 
 def perf_run(secs, flows=1, proto="mpdt", lb=None, verify=False, wrap=(),
@@ -173,28 +181,28 @@ def perf_run(secs, flows=1, proto="mpdt", lb=None, verify=False, wrap=(),
     lbarg = ["--lb", lb] if lb else []
     if one_thread:
         lbarg.append("--one-thread")
-    cl = subprocess.run([*wrap, *ns(NS_A, PERF, "client", "-a", ADDR_B, "-p",
-                           str(PORT), "--proto", proto, "-t", str(secs),
-                           "--msg", str(MSG), "--flows", str(flows),
-                           "--ack-poll", str(ACK_POLL_US), *lbarg, *nv)],
-                        text=True, capture_output=True)
+    cl, snaps = client_run([*wrap, *ns(NS_A, PERF, "client", "-a", ADDR_B,
+                                       "-p", str(PORT), "--proto", proto,
+                                       "-t", str(secs), "--msg", str(MSG),
+                                       "--flows", str(flows), "--ack-poll",
+                                       str(ACK_POLL_US), *lbarg, *nv)])
     s = json.loads(srv.communicate(timeout=secs + 150)[0])
     c = json.loads(cl.stdout)
     if not (s["ok"] and c["ok"]):
         sys.exit("mpdt-perf failed: server %s, client %s" % (s, c))
-    return s, c
+    return s, c, snaps
 
 
 def mpdt(secs, flows=1, lb=None, verify=False, wrap=(), one_thread=False):
-    s, c = perf_run(secs, flows, "mpdt", lb, verify, wrap, one_thread)
+    s, c, snaps = perf_run(secs, flows, "mpdt", lb, verify, wrap, one_thread)
     bad = sum(f["corrupt"] + f["dups"] for f in s["flows"])
     path = {k: c["flows"][0].get(k, 0) for k in PATH}
-    return s["rx_mbps"], s["rx_bytes"], {"corrupt_or_dup": bad, **path}
+    return s["rx_mbps"], s["rx_bytes"], {"corrupt_or_dup": bad, **path}, snaps
 
 
 def tcp_perf(secs, flows, one_thread=False):
-    s, _ = perf_run(secs, flows, "tcp", one_thread=one_thread)
-    return s["rx_mbps"], s["rx_bytes"], {}
+    s, _, snaps = perf_run(secs, flows, "tcp", one_thread=one_thread)
+    return s["rx_mbps"], s["rx_bytes"], {}, snaps
 
 
 def tools(secs, only):
@@ -223,10 +231,9 @@ def tools(secs, only):
 
 
 def measure(fn):
-    before = snapshot()
-    mbps, rx_bytes, extra = fn()
+    mbps, rx_bytes, extra, (before, after) = fn()
     return {"mbps": round(mbps, 1), **extra,
-            **cost(before, snapshot(), rx_bytes)}
+            **cost(before, after, rx_bytes)}
 
 
 def profile(secs, top, flows):
@@ -265,13 +272,13 @@ def report(names, rows, prof, flows):
     udp = rows.get("udp", {}).get("mbps")
     print("one veth pair, goodput at the receiver: medians of %d rounds"
           % len(next(iter(rows.values()))["mbps_runs"]))
-    print("  %-31s %8s %6s %6s %8s %9s %7s %7s %6s %6s" %
+    print("  %-34s %8s %6s %6s %8s %9s %7s %7s %6s %6s" %
           ("", "Mbit/s", "xTCP", "xUDP", "busy%", "busy s/GiB", "pkt/MiB",
            "sack/MiB", "skb/MiB", "gso/MiB"))
     for k, r in rows.items():
         busy = " ".join("%3.0f" % (100 * v) for v in r["vcpu_busy"].values())
         pm = r["per_mib"]
-        print("  %-31s %8.1f %6s %6s %8s %9.2f %7.0f %7.0f %6.0f %6.0f" % (
+        print("  %-34s %8.1f %6s %6s %8s %9.2f %7.0f %7.0f %6.0f %6.0f" % (
             names[k], r["mbps"],
             "%.2f" % (r["mbps"] / tcp) if tcp else "-",
             "%.2f" % (r["mbps"] / udp) if udp else "-",
@@ -282,7 +289,7 @@ def report(names, rows, prof, flows):
           "gso: bursts sent as one skb)")
     for k, r in rows.items():
         if "path" in r:
-            print("  %-31s srtt %d us, base RTT %d us, BDP %d B, cwnd %d B, "
+            print("  %-34s srtt %d us, base RTT %d us, BDP %d B, cwnd %d B, "
                   "rate %.0f Mbit/s" % ((names[k],) +
                                         tuple(r["path"][p] for p in PATH[:4])
                                         + (r["path"]["delivery_rate"] * 8 /
