@@ -2259,10 +2259,9 @@ static void *cl_thread(void *arg)
 
 /* ---------------------------------------------------------------------
  * --one-thread: every flow from one thread, as iperf3 -P sends its
- * streams.  A thread per flow puts K senders beside the receiver on the
- * CPUs; the scheduler then gives the receiver a K+1th of a CPU where
- * iperf3's receiver has half.  Each flow takes a step that never blocks;
- * when none moved, the thread sleeps in poll() on all of them.
+ * streams, so that K flows share the CPUs with the receiver as one task,
+ * not K.  Each flow takes a step that never blocks; when none moved, the
+ * thread sleeps in poll() on all of them.
  */
 
 enum step { STEP_MOVED, STEP_WAIT, STEP_DONE, STEP_FAILED };
@@ -2314,11 +2313,10 @@ static enum step mpdt_step(struct cflow *c)
  */
 static enum step stream_step(struct cflow *c)
 {
+	int64_t t = c->t_progress;
 	struct wmsg *w = &c->w;
 	char b[256];
 	ssize_t n;
-
-	int64_t t = c->t_progress;
 
 	if (!w->cnt && c->more)
 		c->more = wmsg_next(c, w);
