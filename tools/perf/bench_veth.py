@@ -178,14 +178,13 @@ def perf_run(secs, flows=1, proto="mpdt", lb=None, verify=False, wrap=(),
             sys.exit("mpdt-perf server did not come up: %s" %
                      srv.communicate()[0])
         time.sleep(0.05)
-    lbarg = ["--lb", lb] if lb else []
-    if one_thread:
-        lbarg.append("--one-thread")
+    opts = (["--lb", lb] if lb else []) + (["--one-thread"] if one_thread
+                                            else [])
     cl, snaps = client_run([*wrap, *ns(NS_A, PERF, "client", "-a", ADDR_B,
                                        "-p", str(PORT), "--proto", proto,
                                        "-t", str(secs), "--msg", str(MSG),
                                        "--flows", str(flows), "--ack-poll",
-                                       str(ACK_POLL_US), *lbarg, *nv)])
+                                       str(ACK_POLL_US), *opts, *nv)])
     s = json.loads(srv.communicate(timeout=secs + 150)[0])
     c = json.loads(cl.stdout)
     if not (s["ok"] and c["ok"]):

@@ -2323,6 +2323,7 @@ static enum step stream_step(struct cflow *c)
 	if (w->cnt) {
 		if (!wmsg_write(c, w))
 			return STEP_FAILED;
+		/* wmsg_write() stamps t_progress for any bytes written. */
 		return c->t_progress != t ? STEP_MOVED : step_wait(c, "write");
 	}
 	if (!c->shut) {
