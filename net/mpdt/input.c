@@ -33,6 +33,9 @@ struct mpdt_rcv {
 	 */
 	struct mpdt_conn *acks_held;
 	struct sk_buff *skb;
+	u32 len;			/* UDP payload */
+	u32 size;			/* of each packet but the last */
+	u32 n;				/* packets */
 	struct mpdt_rx_frag_at frag_at;
 };
 
@@ -217,17 +220,16 @@ static enum mpdt_wire_err decode_at(const struct sk_buff *skb, u32 off,
 }
 
 /* The burst's later packets go to the socket the first one named. */
-static void rcv_rest(struct mpdt_sock *msk, struct mpdt_rcv *r, u16 port,
-		     u32 len, u32 size, u32 n)
+static void rcv_rest(struct mpdt_sock *msk, struct mpdt_rcv *r, u16 port)
 {
 	struct mpdt_net *mn = msk->mn;
 	enum mpdt_wire_err err;
 	struct mpdt_pkt pkt;
 	u32 i, off;
 
-	for (i = 1; i < n; i++) {
-		off = i * size;
-		err = decode_at(r->skb, off, min(size, len - off), &pkt);
+	for (i = 1; i < r->n; i++) {
+		off = i * r->size;
+		err = decode_at(r->skb, off, min(r->size, r->len - off), &pkt);
 		if (err) {
 			mpdt_stat_inc(mn, mpdt_stat_for_wire_err(err));
 			continue;
@@ -242,71 +244,153 @@ static void rcv_rest(struct mpdt_sock *msk, struct mpdt_rcv *r, u16 port,
 	}
 }
 
-static enum skb_drop_reason mpdt_rcv(struct mpdt_net *mn, struct sk_buff *skb)
+/* Everything about the skb that needs no socket's lock: checked, counted
+ * and, on success, the socket its first packet names in @msk.
+ */
+static enum skb_drop_reason rcv_check(struct mpdt_net *mn, struct mpdt_rcv *r,
+				      struct mpdt_pkt *pkt,
+				      struct mpdt_sock **msk)
 {
-	enum skb_drop_reason reason = SKB_NOT_DROPPED_YET;
-	struct mpdt_rcv r = { .skb = skb };
-	struct sk_buff_head later;
+	struct sk_buff *skb = r->skb;
 	enum mpdt_wire_err err;
-	struct mpdt_sock *msk;
-	struct mpdt_pkt pkt;
-	u32 len, size, n;
 
 	if (skb->len < sizeof(struct udphdr)) {
 		mpdt_stat_inc(mn, MPDT_STAT_RX_PKTS);
 		return drop(mn, MPDT_STAT_DROP_SHORT, 1,
 			    SKB_DROP_REASON_PKT_TOO_SMALL);
 	}
-	len = skb->len - sizeof(struct udphdr);
-	n = rcv_packets(skb, len, &size);
-	mpdt_stat_add(mn, MPDT_STAT_RX_PKTS, max(n, 1U));
-	if (!n)
+	r->len = skb->len - sizeof(struct udphdr);
+	r->n = rcv_packets(skb, r->len, &r->size);
+	mpdt_stat_add(mn, MPDT_STAT_RX_PKTS, max(r->n, 1U));
+	if (!r->n)
 		return drop(mn, MPDT_STAT_DROP_BAD_LENGTH, 1,
 			    SKB_DROP_REASON_NOT_SPECIFIED);
-	if (!outer_headers(skb, &r))
-		return drop(mn, MPDT_STAT_DROP_SHORT, n,
+	if (!outer_headers(skb, r))
+		return drop(mn, MPDT_STAT_DROP_SHORT, r->n,
 			    SKB_DROP_REASON_PKT_TOO_SMALL);
 	if (!to_this_host(skb))
-		return drop(mn, MPDT_STAT_DROP_NOT_HOST, n,
+		return drop(mn, MPDT_STAT_DROP_NOT_HOST, r->n,
 			    SKB_DROP_REASON_OTHERHOST);
 	/* Like tx_bytes: MPDT headers and payloads, not the UDP header. */
-	mpdt_stat_add(mn, MPDT_STAT_RX_BYTES, len);
-	err = decode_at(skb, 0, min(size, len), &pkt);
+	mpdt_stat_add(mn, MPDT_STAT_RX_BYTES, r->len);
+	err = decode_at(skb, 0, min(r->size, r->len), pkt);
 	if (err)
-		return drop(mn, mpdt_stat_for_wire_err(err), n,
+		return drop(mn, mpdt_stat_for_wire_err(err), r->n,
 			    err == MPDT_WIRE_SHORT ?
 			    SKB_DROP_REASON_PKT_TOO_SMALL :
 			    SKB_DROP_REASON_NOT_SPECIFIED);
-	if (r.ce)
+	if (r->ce)
 		mpdt_stat_inc(mn, MPDT_STAT_RX_CE);
 
-	msk = mpdt_port_lookup_rcu(mn, pkt.hdr.dst_port);
+	*msk = mpdt_port_lookup_rcu(mn, pkt->hdr.dst_port);
 	/* An AF_INET socket cannot name an IPv6 peer: not for it. */
-	if (!msk || (msk->inet.sk.sk_family == AF_INET &&
-		     r.from.family == AF_INET6))
-		return drop(mn, MPDT_STAT_DROP_NO_SOCKET, n,
+	if (!*msk || ((*msk)->inet.sk.sk_family == AF_INET &&
+		      r->from.family == AF_INET6))
+		return drop(mn, MPDT_STAT_DROP_NO_SOCKET, r->n,
 			    SKB_DROP_REASON_NO_SOCKET);
-	if (!filters_pass(msk, skb))
-		return drop(mn, MPDT_STAT_DROP_FILTERED, n,
+	if (!filters_pass(*msk, skb))
+		return drop(mn, MPDT_STAT_DROP_FILTERED, r->n,
 			    SKB_DROP_REASON_SOCKET_FILTER);
-	r.burst = n > 1;
-	if (r.burst)
+	r->burst = r->n > 1;
+	if (r->burst)
 		mpdt_stat_inc(mn, MPDT_STAT_RX_GSO);
+	return SKB_NOT_DROPPED_YET;
+}
+
+/* The skb's packets to their connections, under the socket's lock. */
+static enum skb_drop_reason rcv_deliver(struct mpdt_sock *msk,
+					struct mpdt_rcv *r,
+					const struct mpdt_pkt *pkt)
+{
+	enum skb_drop_reason reason = SKB_NOT_DROPPED_YET;
+	struct mpdt_net *mn = msk->mn;
+	struct sk_buff_head later;
+
 	__skb_queue_head_init(&later);
 	spin_lock(&msk->lock);
 	if (msk->closing) {
-		reason = drop(mn, MPDT_STAT_DROP_NO_SOCKET, n,
+		reason = drop(mn, MPDT_STAT_DROP_NO_SOCKET, r->n,
 			      SKB_DROP_REASON_NO_SOCKET);
 	} else {
 		msk->tx_later = &later;
-		dispatch(msk, &pkt, &r, 0);
-		rcv_rest(msk, &r, pkt.hdr.dst_port, len, size, n);
-		release_acks(&r);
+		dispatch(msk, pkt, r, 0);
+		rcv_rest(msk, r, pkt->hdr.dst_port);
+		release_acks(r);
 		msk->tx_later = NULL;
 	}
 	spin_unlock(&msk->lock);
 	mpdt_xmit_later(mn, &later);
 	return reason;
+}
+
+static void rcv_free(struct sk_buff *skb, enum skb_drop_reason reason)
+{
+	if (reason)
+		kfree_skb_reason(skb, reason);
+	else
+		consume_skb(skb);
+}
+
+/* To the CPU of the connection the skb's first packet names (steer.c).
+ * A forged burst that names several connections goes whole to the first
+ * one's, as it goes whole to the first one's socket.
+ */
+static bool rcv_steer(struct mpdt_sock *msk, struct mpdt_rcv *r,
+		      const struct mpdt_pkt *pkt)
+{
+	struct mpdt_addr local = r->to, peer = r->from;
+	struct mpdt_net *mn = msk->mn;
+
+	if (!READ_ONCE(mn->params.rx_steer))
+		return false;
+	local.port = htons(pkt->hdr.dst_port);
+	peer.port = htons(pkt->hdr.src_port);
+	if (!mpdt_steer(msk, r->skb, &local, &peer))
+		return false;
+	/* @msk is valid until this softirq's RCU section ends. */
+	mpdt_stat_inc(mn, MPDT_STAT_RX_STEERED);
+	return true;
+}
+
+static void mpdt_rcv(struct mpdt_net *mn, struct sk_buff *skb)
+{
+	struct mpdt_rcv r = { .skb = skb };
+	enum skb_drop_reason reason;
+	struct mpdt_sock *msk;
+	struct mpdt_pkt pkt;
+
+	reason = rcv_check(mn, &r, &pkt, &msk);
+	if (!reason && rcv_steer(msk, &r, &pkt))
+		return;
+	if (!reason)
+		reason = rcv_deliver(msk, &r, &pkt);
+	rcv_free(skb, reason);
+}
+
+/* An skb mpdt_steer() queued, on the CPU it was queued for.  rcv_check()
+ * passed it and counted it: what it found is read again, not counted
+ * again, and cannot fail on the same bytes.
+ */
+void mpdt_rcv_steered(struct sk_buff *skb)
+{
+	struct mpdt_sock *msk = mpdt_sk(skb->sk);
+	struct mpdt_rcv r = { .skb = skb };
+	enum skb_drop_reason reason;
+	struct mpdt_pkt pkt;
+
+	/* The reference is the queue's, and is put once the skb is done. */
+	skb->sk = NULL;
+	skb->destructor = NULL;
+	r.len = skb->len - sizeof(struct udphdr);
+	r.n = rcv_packets(skb, r.len, &r.size);
+	r.burst = r.n > 1;
+	outer_headers(skb, &r);
+	decode_at(skb, 0, min(r.size, r.len), &pkt);
+	rcu_read_lock();
+	reason = rcv_deliver(msk, &r, &pkt);
+	rcu_read_unlock();
+	rcv_free(skb, reason);
+	sock_put(&msk->inet.sk);
 }
 
 /* The device the skb came in by: UDP reused skb->dev's room once it
@@ -362,12 +446,10 @@ static void tunnel_rcv(struct sock *sk, struct sk_buff *skb)
 		reason = SKB_DROP_REASON_UDP_CSUM;
 	} else if (mn) {
 		__skb_push(skb, sizeof(struct udphdr));
-		reason = mpdt_rcv(mn, skb);
+		mpdt_rcv(mn, skb);
+		return;
 	}
-	if (reason)
-		kfree_skb_reason(skb, reason);
-	else
-		consume_skb(skb);
+	rcv_free(skb, reason);
 }
 
 /* Every datagram to the MPDT port queues on the tunnel socket as on any

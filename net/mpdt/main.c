@@ -125,9 +125,12 @@ static int __init mpdt_init(void)
 	err = proto_register(&mpdtv6_prot, 1);
 	if (err)
 		goto err_proto4;
-	err = mpdt_net_register();
+	err = mpdt_steer_init();
 	if (err)
 		goto err_proto;
+	err = mpdt_net_register();
+	if (err)
+		goto err_steer;
 	err = mpdt_netlink_register();
 	if (err)
 		goto err_net;
@@ -142,6 +145,8 @@ err_protosw:
 	mpdt_netlink_unregister();
 err_net:
 	mpdt_net_unregister();
+err_steer:
+	mpdt_steer_exit();
 err_proto:
 	proto_unregister(&mpdtv6_prot);
 err_proto4:
@@ -161,6 +166,7 @@ static void __exit mpdt_exit(void)
 	mpdt_net_unregister();
 	/* Sockets are freed after an RCU grace period (SOCK_RCU_FREE). */
 	rcu_barrier();
+	mpdt_steer_exit();
 	proto_unregister(&mpdtv6_prot);
 	proto_unregister(&mpdt_prot);
 	mpdt_txpages_unregister();

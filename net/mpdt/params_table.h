@@ -112,6 +112,12 @@ MPDT_PARAM(burst_pkts, BURST_PKTS, "burst-pkts",
 MPDT_PARAM(fixed_cwnd, FIXED_CWND, "fixed-cwnd",
 	   0, 0, 1 << 30,
 	   "Window of the fixed CC in bytes (0 = one BDP)")
+/* On by default: a sender on this host would otherwise leave every
+ * connection's receive work on its own CPU (steer.c).
+ */
+MPDT_PARAM(rx_steer, RX_STEER, "rx-steer",
+	   1, 0, 1,
+	   "Handle each connection's packets on one CPU, by its hash (0/1)")
 
 /* Load balancing: bitmap, reps, prime, paralet (lb_*.c). */
 MPDT_PARAM(bitmap_reset_rtts, BITMAP_RESET_RTTS, "bitmap-reset-rtts",

@@ -376,6 +376,13 @@ void mpdt_close_finish(struct mpdt_sock *msk);
 
 /* input.c */
 void mpdt_tunnel_data_ready(struct sock *sk);
+void mpdt_rcv_steered(struct sk_buff *skb);
+
+/* steer.c: each connection's received packets on one CPU */
+int mpdt_steer_init(void);
+void mpdt_steer_exit(void);
+bool mpdt_steer(struct mpdt_sock *msk, struct sk_buff *skb,
+		const struct mpdt_addr *local, const struct mpdt_addr *peer);
 
 /* hostq.c: the socket's share of this host's queues */
 void mpdt_hostq_init(struct mpdt_sock *msk);

@@ -690,6 +690,42 @@ run_transfer() {
 	log "$label: $bytes B in $XFER_SECS s ($((kbit / 1000)).$((kbit % 1000 / 100)) Mbit/s)"
 }
 
+# perf_one_thread LABEL PORT SIZE [PREFIX...]: 16 MPDT connections from
+# $NS_A to $NS_B, sent from one thread (mpdt-perf --one-thread, as iperf3
+# -P sends: sendmsg(MSG_DONTWAIT) and poll() for POLLOUT over all of
+# them), SIZE bytes each in messages of 48 B to 300 KiB.  The server checks
+# every byte of every flow, and every message must be acknowledged.
+# PREFIX runs the client (taskset -c 0, say).
+perf_one_thread() {
+	local label=$1 port=$2 size=$3 prefix=("${@:4}")
+	local perf=$REPO_ROOT/tools/perf/mpdt-perf ready=$WORKDIR/perf.$label
+	local i
+
+	bg ip netns exec "$NS_B" "$perf" server -p "$port" --count 16 \
+		--timeout 120 --ready "$ready" >"$WORKDIR/$label.server"
+	for ((i = 0; i < 100; i++)); do
+		[[ -e $ready ]] && break
+		nap 0.1
+	done
+	ip netns exec "$NS_A" "${prefix[@]}" "$perf" client -a "$ADDR_B" \
+		-p "$port" --flows 16 --one-thread --size "$size" \
+		--sizes uniform:48:300K >"$WORKDIR/$label.client" ||
+		fail "$label: mpdt-perf client: $(<"$WORKDIR/$label.client")"
+	bg_wait "$BG_PID" ||
+		fail "$label: mpdt-perf server: $(<"$WORKDIR/$label.server")"
+	python3 - "$WORKDIR/$label.client" "$WORKDIR/$label.server" \
+		"$size" <<'PY' ||
+import json, sys
+c, s = (json.load(open(f)) for f in sys.argv[1:3])
+size = int(sys.argv[3].replace("M", "")) << 20
+assert c["one_thread"] and c["ok"] and s["ok"], (c, s)
+assert sorted(f["id"] for f in s["flows"]) == list(range(1, 17)), s
+assert all(f["complete"] and f["bytes"] == size for f in s["flows"]), s
+assert all(f["msgs_done"] == f["msgs"] for f in c["flows"]), c
+PY
+		fail "$label: 16 flows of $size, intact and acknowledged"
+}
+
 # json_count FILE: how many lines of FILE start a JSON object.
 json_count() {
 	grep -c '^{' "$1" 2>/dev/null || true

@@ -75,29 +75,8 @@ for n in 1 1399 1400 1401 2800 4095 4096 4097 32767 32768 32769 65537; do
 	run_transfer "size-$n" 3 $n $n 60 $((port++))
 done
 
-# Sixteen connections from one thread (mpdt-perf --one-thread, as iperf3 -P
-# sends): sendmsg(MSG_DONTWAIT) and poll() for POLLOUT over all of them.
-# The server checks every byte of every flow.
-PERF="$REPO_ROOT/tools/perf/mpdt-perf"
-bg ip netns exec "$NS_B" "$PERF" server -p 7200 --count 16 --timeout 120 \
-	--ready "$WORKDIR/perf.ready" >"$WORKDIR/perf.server"
-for ((i = 0; i < 100; i++)); do
-	[[ -e $WORKDIR/perf.ready ]] && break
-	nap 0.1
-done
-ip netns exec "$NS_A" "$PERF" client -a "$ADDR_B" -p 7200 --flows 16 \
-	--one-thread --size 2M --sizes uniform:48:300K >"$WORKDIR/perf.client" ||
-	fail "mpdt-perf --one-thread client: $(cat "$WORKDIR/perf.client")"
-bg_wait "$BG_PID" || fail "mpdt-perf server: $(cat "$WORKDIR/perf.server")"
-python3 - "$WORKDIR/perf.client" "$WORKDIR/perf.server" <<'PY' ||
-import json, sys
-c, s = (json.load(open(f)) for f in sys.argv[1:])
-assert c["one_thread"] and c["ok"] and s["ok"], (c, s)
-assert sorted(f["id"] for f in s["flows"]) == list(range(1, 17)), s
-assert all(f["complete"] and f["bytes"] == 2 << 20 for f in s["flows"]), s
-assert all(f["msgs_done"] == f["msgs"] for f in c["flows"]), c
-PY
-	fail "mpdt-perf --one-thread: 16 flows of 2 MiB, intact and acknowledged"
+# Sixteen connections from one thread, every byte checked.
+perf_one_thread one-thread 7200 2M
 log "ok: 16 connections from one thread, every byte checked"
 
 # Feedback ahead of data (output.c): on a prio qdisc every SACK and NACK

@@ -79,6 +79,7 @@ const char *const stat_names[MPDT_STAT_MAX + 1] = {
 	[MPDT_STAT_DROP_FILTERED]	= "drop_filtered",
 	[MPDT_STAT_RX_GSO]		= "rx_gso",
 	[MPDT_STAT_TX_PAGES_REUSED]	= "tx_pages_reused",
+	[MPDT_STAT_RX_STEERED]		= "rx_steered",
 };
 
 /* Both peer address attributes are shown as "peer". */

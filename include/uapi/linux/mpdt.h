@@ -191,6 +191,7 @@ enum mpdt_param {
 	MPDT_PARAM_RCVBUF,
 	MPDT_PARAM_BURST_PKTS,
 	MPDT_PARAM_DRAIN_MEM,
+	MPDT_PARAM_RX_STEER,
 	__MPDT_PARAM_MAX
 };
 
@@ -261,6 +262,7 @@ enum mpdt_stat {
 	MPDT_STAT_DROP_FILTERED,	/* refused by the socket's filters */
 	MPDT_STAT_RX_GSO,		/* skbs of two or more packets, taken whole */
 	MPDT_STAT_TX_PAGES_REUSED,	/* kept pages a new message took (txmsg.c) */
+	MPDT_STAT_RX_STEERED,		/* skbs handed to their connection's CPU */
 	__MPDT_STAT_MAX
 };
 
