@@ -115,8 +115,10 @@ static unsigned int steer_cpu(const struct mpdt_addr *local,
 	steer_end(&k[1], peer);
 	if (memcmp(&k[0], &k[1], sizeof(k[0])) > 0)
 		swap(k[0], k[1]);
-	return reciprocal_scale(siphash(k, sizeof(k), &steer_key),
-				nr_cpu_ids);
+	/* Of the online CPUs, which need not be the first nr_cpu_ids. */
+	return cpumask_nth(reciprocal_scale(siphash(k, sizeof(k), &steer_key),
+					    num_online_cpus()),
+			   cpu_online_mask);
 }
 
 bool mpdt_steer(struct mpdt_sock *msk, struct sk_buff *skb,
@@ -125,7 +127,8 @@ bool mpdt_steer(struct mpdt_sock *msk, struct sk_buff *skb,
 	unsigned int cpu = steer_cpu(local, peer);
 	struct mpdt_steer_cpu *sc;
 
-	if (!cpu_online(cpu))
+	/* A CPU going down as it was chosen takes nothing. */
+	if (cpu >= nr_cpu_ids || !cpu_online(cpu))
 		return false;
 	sc = per_cpu_ptr(&steer_cpus, cpu);
 	/* On its own CPU, an skb waits behind those queued before it: a
