@@ -141,6 +141,7 @@ bool mpdt_steer(struct mpdt_sock *msk, struct sk_buff *skb,
 		spin_unlock(&sc->queue.lock);
 		return false;
 	}
+	skb_orphan(skb);
 	sock_hold(&msk->inet.sk);
 	skb->sk = &msk->inet.sk;
 	skb->destructor = sock_efree;
