@@ -79,7 +79,10 @@
 # counter, not for a time).  quota and nonce raise rto-max-us on both ends
 # (every node uses the same value) so that their "while held" checks
 # cannot race the timers; zero-len and nonce raise max-retries on the
-# sending side.
+# sending side.  Module parameter rx_steer=0: a case reads what each packet
+# it sent did once the packet was counted received (rx_packets), and
+# steering would count it before the CPU it was handed to has handled it
+# (steer.sh tests steering).
 #
 # Environment: MPDT_SEED, MPDT_HOSTILE_CASES (space-separated subset).
 
@@ -94,7 +97,7 @@ fi
 require_root
 require_cmd ip tc ethtool python3
 
-mpdt_load rto_max_us=500000
+mpdt_load rto_max_us=500000 rx_steer=0
 modprobe -a sch_ingress cls_u32 act_gact act_pedit act_csum 2>/dev/null ||
 	log "warning: cannot load the tc modules (crash and params need them)"
 setup_pair
