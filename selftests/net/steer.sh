@@ -33,6 +33,8 @@ steered() {
 	perf_one_thread "$1" "$2" 2M taskset -c 0
 	snap "$NS_A" A1
 	snap "$NS_B" B1
+	[[ -n ${A1[rx_steered]+x} ]] ||
+		fail "no rx_steered counter: a module without receive steering"
 	STEERED=$(($(delta A1 A0 rx_steered) + $(delta B1 B0 rx_steered)))
 	log "$1: $STEERED skbs steered"
 }
