@@ -18,7 +18,9 @@
  * that schedules the CPU's NAPI context, whose softirq takes the queue.
  *
  * A queued skb holds its socket (skb->sk, sock_efree()), and so the
- * socket's namespace and the module: neither goes while it waits.
+ * socket's namespace and the module: neither goes while it waits.  A
+ * kernel socket holds no namespace (sk_net_refcnt): its packets are
+ * handled where they came in.
  *
  * CPU hotplug strands nothing: a CPU is only chosen while it is online,
  * in the softirq that queues the skb and kicks the CPU, which taking the
@@ -124,9 +126,12 @@ static unsigned int steer_cpu(const struct mpdt_addr *local,
 bool mpdt_steer(struct mpdt_sock *msk, struct sk_buff *skb,
 		const struct mpdt_addr *local, const struct mpdt_addr *peer)
 {
-	unsigned int cpu = steer_cpu(local, peer);
 	struct mpdt_steer_cpu *sc;
+	unsigned int cpu;
 
+	if (!msk->inet.sk.sk_net_refcnt)
+		return false;
+	cpu = steer_cpu(local, peer);
 	/* A CPU going down as it was chosen takes nothing. */
 	if (cpu >= nr_cpu_ids || !cpu_online(cpu))
 		return false;
