@@ -55,7 +55,7 @@ DEPS_PKGS  := linux-image-amd64 linux-headers-amd64 linux-source-6.1 \
 .PHONY: all module tools unit check run demo perf bench deps vm-shell checkpatch \
 	sparse install uninstall install-check dkms-check wireshark-check \
 	figures-check spec-check perf-check clean ksrc fuzz fuzz-build \
-	fuzz-check sim sim-quick sim-check
+	fuzz-check sim sim-quick sim-check watchdog-check
 
 all: module tools
 
@@ -293,6 +293,10 @@ uninstall:
 # found the module and its socket and genetlink aliases, modinfo reports
 # MODULE_VERSION, dkms.conf agrees; then `make uninstall` leaves only
 # depmod's indexes.  Non-zero exit on any miss.
+# run.sh's timeout saves the vCPUs' state before it ends the VM.
+watchdog-check:
+	@tools/testing/vm/watchdog-check.sh
+
 install-check:
 	@set -e; start=$$(date +%s); d=$$(mktemp -d); log=$$(mktemp); \
 	trap 'rm -rf "$$d" "$$log"' EXIT; fail=0; \

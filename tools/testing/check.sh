@@ -76,6 +76,7 @@ HOST_CHECKS=(
 	"spec-check:make -s --no-print-directory spec-check"
 	"perf-check:make -s --no-print-directory perf-check"
 	"sim-check:make -s --no-print-directory sim-check"
+	"watchdog-check:make -s --no-print-directory watchdog-check"
 )
 
 declare -i passed=0 failed=0 skipped=0 ksft_seen=0
@@ -326,7 +327,7 @@ run_kselftests() {
 	0) ;;
 	1) ((ksft_seen > 0)) || fail_one "vm: kselftest runner failed (exit 1)" ;;
 	120) fail_one "vm: errors in the kernel log$during ($res/dmesg.txt)" ;;
-	124) fail_one "vm: timeout after ${VM_TIMEOUT} s (MPDT_VM_TIMEOUT)$during" ;;
+	124) fail_one "vm: timeout after ${VM_TIMEOUT} s (MPDT_VM_TIMEOUT)$during ($res/vm-state.txt)" ;;
 	125) fail_one "vm: guest crashed or did not boot$during ($res/console.log)" ;;
 	*) fail_one "vm: run.sh exit $rc" ;;
 	esac

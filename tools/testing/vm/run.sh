@@ -132,8 +132,9 @@ prepare_results_dir() {
 	mkdir -p "$results_dir"
 	results_dir=$(cd "$results_dir" && pwd -P)
 	rm -rf "$results_dir/.vm" "$results_dir/dmesg.txt" "$results_dir/console.log" \
-		"$results_dir/result"
+		"$results_dir/result" "$results_dir/vm-state.txt"
 	mkdir "$results_dir/.vm"
+	qmp_sock=$results_dir/.vm/qmp.sock
 }
 
 # Old auto-named results directories pile up: keep the newest few, but never
@@ -228,6 +229,8 @@ build_qemu_cmd() {
 	append="console=ttyS0,115200 panic=-1 quiet loglevel=4 log_buf_len=4M"
 	append+=" mitigations=off 8250.nr_uarts=1 random.trust_cpu=on"
 	append+=" watchdog_thresh=20 rcupdate.rcu_cpu_stall_timeout=60"
+	# Kernel addresses that vm-watchdog.py saves are those of any boot.
+	append+=" nokaslr"
 	[[ -n $slub_debug ]] && append+=" slub_debug=$slub_debug"
 	append+=" ${MPDT_VM_CMDLINE:-}"
 
@@ -252,12 +255,17 @@ build_qemu_cmd() {
 	if [[ $interactive == 1 ]]; then
 		# Ctrl-a x quits, Ctrl-a c toggles the QEMU monitor.
 		qemu_cmd+=(-mon chardev=con0,mode=readline)
+	elif [[ ${#qmp_sock} -lt 100 ]]; then
+		# For vm-watchdog.py; a socket path is at most 107 bytes.
+		qemu_cmd+=(-qmp "unix:${qmp_sock//,/,,},server=on,wait=off")
 	fi
 }
 
 # Run QEMU under the host-side timeout. Sets qemu_rc and timed_out.
+# Unattended, vm-watchdog.py ends the VM at the timeout and saves its
+# vCPUs' state first; timeout(1), a minute later, is the backstop.
 run_qemu() {
-	local tpid
+	local tpid wpid=
 	timed_out=0
 	qemu_rc=0
 	if [[ $interactive == 1 ]]; then
@@ -272,12 +280,23 @@ run_qemu() {
 		# job, ^C) runs the trap and takes QEMU down too. stdin is
 		# /dev/null: the guest must never eat the caller's input, and this
 		# works with no stdin at all.
-		timeout --foreground -k 10 "$timeout_s" "${qemu_cmd[@]}" </dev/null &
+		timeout --foreground -k 10 "$((timeout_s ? timeout_s + 60 : 0))" \
+			"${qemu_cmd[@]}" </dev/null &
 		tpid=$!
-		# shellcheck disable=SC2064 # expand $tpid now
-		trap "kill -TERM $tpid 2>/dev/null; wait $tpid; exit 130" INT TERM HUP
+		if [[ $timeout_s -gt 0 ]]; then
+			"$SCRIPT_DIR/vm-watchdog.py" "$timeout_s" "$tpid" "$qmp_sock" \
+				"$results_dir/vm-state.txt" "$results_dir/.vm/timed-out" &
+			wpid=$!
+		fi
+		# shellcheck disable=SC2064 # expand the pids now
+		trap "kill -TERM $tpid $wpid 2>/dev/null; wait $tpid; exit 130" INT TERM HUP
 		wait "$tpid" || qemu_rc=$?
 		trap - INT TERM HUP
+		if [[ -n $wpid ]]; then
+			kill "$wpid" 2>/dev/null || true
+			wait "$wpid" 2>/dev/null || true
+		fi
+		[[ -e $results_dir/.vm/timed-out ]] && timed_out=1
 	fi
 	# timeout(1) exits 124 when it had to stop QEMU, 137 when it had to
 	# SIGKILL it as well.
@@ -306,6 +325,8 @@ judge() {
 
 	if [[ $timed_out == 1 ]]; then
 		msg "FAIL: timeout: VM killed after ${timeout_s} s"
+		[[ -s $results_dir/vm-state.txt ]] &&
+			msg "its vCPUs' state: $results_dir/vm-state.txt"
 		exit_code=$EXIT_TIMEOUT
 	elif [[ -z $status ]]; then
 		msg "FAIL: the guest did not report an exit status (crash, panic or" \
