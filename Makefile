@@ -175,6 +175,10 @@ sim: deps
 sim-check: $(SIM)
 	$(SIM_PY) --quick --check --out $(BUILD)/sim
 
+# run.sh's timeout saves the vCPUs' state before it ends the VM.
+watchdog-check:
+	@tools/testing/vm/watchdog-check.sh
+
 deps:
 	@missing=; for p in $(DEPS_PKGS); do \
 		dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -293,10 +297,6 @@ uninstall:
 # found the module and its socket and genetlink aliases, modinfo reports
 # MODULE_VERSION, dkms.conf agrees; then `make uninstall` leaves only
 # depmod's indexes.  Non-zero exit on any miss.
-# run.sh's timeout saves the vCPUs' state before it ends the VM.
-watchdog-check:
-	@tools/testing/vm/watchdog-check.sh
-
 install-check:
 	@set -e; start=$$(date +%s); d=$$(mktemp -d); log=$$(mktemp); \
 	trap 'rm -rf "$$d" "$$log"' EXIT; fail=0; \
