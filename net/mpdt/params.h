@@ -24,6 +24,19 @@ static inline u64 mpdt_bdp(const struct mpdt_params *p)
 	return (u64)p->link_mbps * p->base_rtt_us / 8;
 }
 
+/* Packets in one burst at @bytes_per_ms of rate.  TCP sizes a TSO burst
+ * to about a millisecond at its pacing rate (tcp_tso_autosize()); so does
+ * MPDT: one packet on slow paths, where spraying keeps its per-packet
+ * granularity, up to burst-pkts on fast ones, where per-packet costs
+ * limit the rate.
+ */
+static inline u32 mpdt_burst_pkts(const struct mpdt_params *p,
+				  u64 bytes_per_ms, u32 mss)
+{
+	return clamp(mpdt_div(bytes_per_ms, mss), 1ULL,
+		     (u64)max(p->burst_pkts, 1U));
+}
+
 /* One u32 tunable: its netlink attribute, field, CLI name and range. */
 struct mpdt_param_desc {
 	u16 attr;		/* enum mpdt_param */

@@ -85,6 +85,36 @@ TEST(strack_constants_scale_with_bdp_and_delay)
 	EXPECT_EQ(12500U, k.max_cwnd);
 }
 
+/* The largest window holds three bursts where they exceed the BDP
+ * (cc.h): 4.5 Gbit/s x 31 us, a veth's, is 17437 bytes, a millisecond
+ * 562500, so a burst is burst-pkts (16 x 1200 here) and three 57600.  The
+ * ns-3 model's fabric, 100 Gbit/s x 9 us (112500), holds three bursts
+ * within its BDP; 10 Mbit/s moves 1250 bytes a millisecond, sends single
+ * packets and keeps one; burst-pkts 1 keeps the BDP on any path.
+ */
+TEST(strack_max_cwnd_holds_three_bursts)
+{
+	struct mpdt_params p = unit_cc_params(4500, 31);
+	struct mpdt_strack_consts k;
+
+	p.burst_pkts = 16;
+	mpdt_strack_consts(&p, MSS, &k);
+	EXPECT_EQ(57600U, k.max_cwnd);
+	p.burst_pkts = 1;
+	mpdt_strack_consts(&p, MSS, &k);
+	EXPECT_EQ(17437U, k.max_cwnd);
+
+	p = unit_cc_params(100000, 9);
+	p.burst_pkts = 16;
+	mpdt_strack_consts(&p, MSS, &k);
+	EXPECT_EQ(112500U, k.max_cwnd);
+
+	p = unit_cc_params(10, 100);
+	p.burst_pkts = 16;
+	mpdt_strack_consts(&p, MSS, &k);
+	EXPECT_EQ(1200U, k.max_cwnd);
+}
+
 /* The networks the scaling rule is pinned on, besides the reference. */
 static const struct {
 	u32 mbps, rtt_us;
