@@ -147,7 +147,9 @@ struct mpdt_eng {
 	/* The netns's parameters with the path's base RTT and BDP (link
 	 * speed) for those configured 0, measured (path.h): what the load
 	 * balancer and the congestion control were last scaled with.  Taken
-	 * again when a measurement moves either by more than an eighth.
+	 * again when a measurement moves either by more than an eighth.  Its
+	 * burst_pkts is 1 where the CCs' largest window must not hold three
+	 * bursts (path_refresh()).
 	 */
 	struct mpdt_params eff;
 	struct mpdt_lb lb;
