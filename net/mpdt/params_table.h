@@ -104,7 +104,8 @@ MPDT_PARAM(entropy_base, ENTROPY_BASE, "entropy-base",
 	   49152, 1, 65535,
 	   "UDP source port of entropy value 0")
 /* Like TCP's TSO autosizing: about a millisecond of the measured rate
- * (engine.c burst_size()); one packet on slow paths, this many at most.
+ * (params.h mpdt_burst_pkts()); one packet on slow paths, this many at
+ * most.  The CCs' largest window holds three such bursts (cc.h).
  */
 MPDT_PARAM(burst_pkts, BURST_PKTS, "burst-pkts",
 	   16, 1, 64,
