@@ -207,9 +207,11 @@ struct mpdt_rxmsg {
 	u32 pinned_next;
 };
 
-/* A held payload: @len bytes of the message at @msg_off, at @off in @page
- * (a page fragment) or in @skb (a packet that came alone), in whose cb
- * the piece then is.
+/* Held payloads: @len bytes of the message at @msg_off, at @off in @page
+ * (page fragments) or in @skb (a packet that came alone), in whose cb
+ * the piece then is.  In a page, a run of payloads of @seg bytes each
+ * (the last may be shorter), @gap bytes apart: the headers between them
+ * of a burst laid out as a sender on this host lays it (txmsg.c).
  */
 struct mpdt_rxpiece {
 	struct list_head node;		/* mpdt_rxmsg.pieces */
@@ -220,6 +222,8 @@ struct mpdt_rxpiece {
 	u32 off;
 	u32 msg_off;
 	u32 len;
+	u32 seg;
+	u16 gap;
 	bool in_skb;
 };
 

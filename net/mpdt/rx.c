@@ -59,13 +59,14 @@ static u32 rxmsg_truesize(const struct mpdt_data *d)
  * while one peer's messages are incomplete (slow, crashed or hostile),
  * and for @holding payloads an eighth of that more.  A held message is
  * charged the pages of a sender on this host, 32 KiB each, where it
- * reserved 4 KiB ones, 40 bytes per piece (3% of a 1400-byte payload),
- * and each page before the payloads that complete it make their
- * reservation spare: the eighth covers that, so that a message whose
- * reservation alone nearly fills the half (the largest, MPDT_MSG_MAX, in
- * a buffer of two) is held as a smaller one is, not copied.  A peer
- * scattering its payloads over pages on purpose (a page each costs 23
- * times a payload) meets the share, and its payloads are copied.
+ * reserved 4 KiB ones, 48 bytes per piece (3% of a 1400-byte payload,
+ * once per run), and each page before the payloads that complete it
+ * make their reservation spare: the eighth covers that, so that a
+ * message whose reservation alone nearly fills the half (the largest,
+ * MPDT_MSG_MAX, in a buffer of two) is held as a smaller one is, not
+ * copied.  A peer scattering its payloads over pages on purpose (a page
+ * each costs 23 times a payload) meets the share, and its payloads are
+ * copied.
  */
 static u32 rxmsg_share(int rcvbuf, bool holding)
 {
@@ -433,26 +434,69 @@ static void pieces_note_order(struct mpdt_rxmsg *m, u32 msg_off)
 		m->pieces_unsorted = true;
 }
 
+/* The message's last piece, if the payload at @poff in @page continues
+ * its run: the next bytes of the message, in the same page, at most one
+ * header after the run's last payload and as far as the run's others
+ * are apart, every payload of the run before it full.  The piece and its
+ * page reference then hold it too, with nothing to allocate or charge.
+ */
+static struct mpdt_rxpiece *run_continued(struct mpdt_rxmsg *m,
+					  const struct mpdt_data *d,
+					  struct page *page, u32 poff)
+{
+	struct mpdt_rxpiece *pc;
+	u32 end;
+
+	if (list_empty(&m->pieces))
+		return NULL;
+	pc = list_last_entry(&m->pieces, struct mpdt_rxpiece, node);
+	if (pc->in_skb || pc->page != page ||
+	    pc->msg_off + pc->len != d->offset || pc->len % pc->seg ||
+	    d->payload_len > pc->seg)
+		return NULL;
+	end = pc->off + pc->len + (pc->len / pc->seg - 1) * pc->gap;
+	if (poff < end || poff - end > MPDT_MAX_HLEN ||
+	    (pc->len > pc->seg && poff - end != pc->gap))
+		return NULL;
+	return pc;
+}
+
+static void run_extend(struct mpdt_rxpiece *pc, const struct mpdt_data *d,
+		       u32 poff)
+{
+	if (pc->len == pc->seg)
+		pc->gap = poff - (pc->off + pc->len);
+	pc->len += d->payload_len;
+}
+
 /* A payload all in page fragments is held by reference to their pages,
- * a piece per fragment, and the skb goes: a reference to it would keep
- * the rest of it, and a burst's (input.c) every other packet, for as
- * long as this one is held.
+ * a piece per fragment or as the next of a run, and the skb goes: a
+ * reference to it would keep the rest of it, and a burst's (input.c)
+ * every other packet, for as long as this one is held.
  */
 static bool rxmsg_hold_frags(struct mpdt_conn *c, struct mpdt_rxmsg *m,
 			     const struct mpdt_data *d,
 			     const struct mpdt_rx_payload *p)
 {
-	struct rx_pins pins = { .n = 0, .cost = 0 };
-	struct mpdt_rxpiece *pc, *next;
+	struct mpdt_rxpiece *pc, *next, *run = NULL;
+	struct rx_pins pins;
 	u32 cost = 0, poff, n;
 	struct rx_frags it;
 	struct page *page;
 	LIST_HEAD(pieces);
 
+	/* Not its 18 slots: they are written before they are read. */
+	pins.n = 0;
+	pins.cost = 0;
 	rx_frags_init(&it, p->skb, p->off, d->payload_len, p->frag_at);
 	while (rx_frags_next(&it, &page, &poff, &n)) {
 		if (!rx_pins_add(&pins, m, page))
 			goto fail;
+		if (n == d->payload_len) {
+			run = run_continued(m, d, page, poff);
+			if (run)
+				break;
+		}
 		pc = kmem_cache_alloc(mpdt_rxpiece_cache,
 				      GFP_ATOMIC | __GFP_NOWARN);
 		if (!pc)
@@ -462,14 +506,20 @@ static bool rxmsg_hold_frags(struct mpdt_conn *c, struct mpdt_rxmsg *m,
 		pc->off = poff;
 		pc->msg_off = d->offset + (it.at - n - p->off);
 		pc->len = n;
+		pc->seg = n;
+		pc->gap = 0;
 		list_add_tail(&pc->node, &pieces);
 		cost += sizeof(*pc);
 	}
-	if (cost)
+	if (cost || run)
 		rx_frags_save(&it, p->frag_at);
 	if (!rxmsg_take(c, m, d, pins.cost + cost))
 		goto fail;
 	rxmsg_pin(m, &pins);
+	if (run) {
+		run_extend(run, d, poff);
+		return true;
+	}
 	list_for_each_entry(pc, &pieces, node)
 		get_page(pc->page);
 	pieces_note_order(m, d->offset);
@@ -544,6 +594,8 @@ static bool rxmsg_hold_skb(struct mpdt_conn *c, struct mpdt_rxmsg *m,
 	pc->off = p->off;
 	pc->msg_off = d->offset;
 	pc->len = d->payload_len;
+	pc->seg = d->payload_len;
+	pc->gap = 0;
 	pieces_note_order(m, d->offset);
 	list_add_tail(&pc->node, &m->pieces);
 	return true;

@@ -405,12 +405,20 @@ static int piece_after(void *priv, const struct list_head *a,
 	       list_entry(b, struct mpdt_rxpiece, node)->msg_off;
 }
 
+/* The first @len bytes of @pc's payloads. */
 static int copy_piece(const struct mpdt_rxpiece *pc, u32 len,
 		      struct iov_iter *to)
 {
+	u32 off = pc->off, n;
+
 	if (pc->in_skb)
 		return skb_copy_datagram_iter(pc->skb, pc->off, to, len);
-	return copy_page_bytes(pc->page, pc->off, len, to);
+	for (; len; len -= n, off += n + pc->gap) {
+		n = min(len, pc->seg);
+		if (copy_page_bytes(pc->page, off, n, to))
+			return -EFAULT;
+	}
+	return 0;
 }
 
 /* The first @len bytes of @m to the user, strictly in order: held
