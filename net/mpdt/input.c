@@ -133,7 +133,10 @@ static void dispatch(struct mpdt_sock *msk, const struct mpdt_pkt *pkt,
 	r->from.port = htons(pkt->hdr.src_port);
 	if (r->acks_held && r->acks_held->peer.port != r->from.port)
 		release_acks(r);
-	c = mpdt_conn_find(msk, &r->from);
+	/* A burst's packets after its first go to the connection it found:
+	 * the same address and port, and nothing was forgotten since.
+	 */
+	c = r->acks_held ?: mpdt_conn_find(msk, &r->from);
 	if (!c && mpdt_sock_closed(msk)) {
 		mpdt_stat_inc(mn, MPDT_STAT_DROP_NO_SOCKET);
 		return;
