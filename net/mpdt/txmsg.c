@@ -447,6 +447,17 @@ struct mpdt_txmsg *mpdt_txmsg_new(struct mpdt_sock *msk, struct msghdr *msg,
 	return m;
 }
 
+/* A header into its slot: a constant size, the slot in one piece, is a
+ * few moves where a variable one is a call to memcpy() (rep movsb).
+ */
+static void slot_write(u8 *to, const u8 *hdr, u32 k)
+{
+	if (k == MPDT_DATA_HLEN)
+		memcpy(to, hdr, MPDT_DATA_HLEN);
+	else
+		memcpy(to, hdr, k);
+}
+
 /* Packet @off's @len bytes of payload become @skb's page fragments, and
  * with @hdr (its first transmission, in a burst) its header too, written
  * into the slot before them (task fragments are never in high memory).
@@ -479,7 +490,7 @@ bool mpdt_txmsg_attach(struct sk_buff *skb, const struct mpdt_txmsg *m,
 	while (laid_walk_next(&w, &page, &poff, &n)) {
 		k = min(n, hleft);
 		if (k) {
-			memcpy(page_address(page) + poff, hdr, k);
+			slot_write(page_address(page) + poff, hdr, k);
 			hdr += k;
 			hleft -= k;
 		}
