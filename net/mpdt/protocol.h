@@ -211,7 +211,8 @@ struct mpdt_rxmsg {
  * (page fragments) or in @skb (a packet that came alone), in whose cb
  * the piece then is.  In a page, a run of payloads of @seg bytes each
  * (the last may be shorter), @gap bytes apart: the headers between them
- * of a burst laid out as a sender on this host lays it (txmsg.c).
+ * of a burst laid out as a sender on this host lays it (txmsg.c).  An
+ * skb's piece is one payload, and has neither.
  */
 struct mpdt_rxpiece {
 	struct list_head node;		/* mpdt_rxmsg.pieces */

@@ -594,8 +594,6 @@ static bool rxmsg_hold_skb(struct mpdt_conn *c, struct mpdt_rxmsg *m,
 	pc->off = p->off;
 	pc->msg_off = d->offset;
 	pc->len = d->payload_len;
-	pc->seg = d->payload_len;
-	pc->gap = 0;
 	pieces_note_order(m, d->offset);
 	list_add_tail(&pc->node, &m->pieces);
 	return true;
