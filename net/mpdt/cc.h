@@ -105,7 +105,7 @@ static inline u64 mpdt_cc_ref_scale(u64 x, const struct mpdt_params *p)
 static inline u64 mpdt_cc_max_cwnd(const struct mpdt_params *p, u32 pct,
 				   u32 mss)
 {
-	u32 burst = mpdt_burst_pkts(p, (u64)p->link_mbps * 125, mss);
+	u32 burst = mpdt_burst_pkts(p, mpdt_link_bytes_per_ms(p), mss);
 	u64 least = burst > 1 ? 3ULL * burst * mss : mss;
 
 	return max(mpdt_mul_div(mpdt_bdp(p), pct, 100), least);

@@ -406,9 +406,8 @@ static void xmit_data(struct mpdt_eng *e, u32 psn, u16 flags, u32 prev_psn)
 /* Bytes a millisecond at the configured link speed, or at @rate. */
 static u64 bytes_per_ms(const struct mpdt_eng *e, u64 rate)
 {
-	u32 mbps = e->params->link_mbps;
-
-	return mbps ? (u64)mbps * 125 : mpdt_div(rate, 1000);
+	return e->params->link_mbps ? mpdt_link_bytes_per_ms(e->params) :
+				      mpdt_div(rate, 1000);
 }
 
 /* A burst carries about a millisecond at the measured delivery rate (or

@@ -24,6 +24,14 @@ static inline u64 mpdt_bdp(const struct mpdt_params *p)
 	return (u64)p->link_mbps * p->base_rtt_us / 8;
 }
 
+/* Bytes a millisecond at the link speed @p holds (configured or
+ * measured).
+ */
+static inline u64 mpdt_link_bytes_per_ms(const struct mpdt_params *p)
+{
+	return (u64)p->link_mbps * 125;
+}
+
 /* Packets in one burst at @bytes_per_ms of rate.  TCP sizes a TSO burst
  * to about a millisecond at its pacing rate (tcp_tso_autosize()); so does
  * MPDT: one packet on slow paths, where spraying keeps its per-packet
