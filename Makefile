@@ -17,7 +17,7 @@ KSRC       := $(BUILD)/ksrc
 UAPI       := include/uapi
 CORE_DIR   := net/mpdt
 CORE_SRCS  := $(addprefix $(CORE_DIR)/,engine.c reasm.c wire.c sack.c \
-		scoreboard.c rtt.c path.c \
+		scoreboard.c rtt.c path.c pacing.c \
 		params.c algo.c lb_ecmp.c lb_oblivious.c lb_bitmap.c \
 		lb_reps.c lb_prime.c lb_paralet.c cc_fixed.c \
 		cc_strack.c cc_smartt.c cc_mcc.c)

@@ -109,6 +109,7 @@ static inline void list_move_tail(struct list_head *e, struct list_head *h)
 #endif
 
 #define MPDT_NSEC_PER_USEC	1000ULL
+#define MPDT_NSEC_PER_SEC	(1000ULL * 1000 * 1000)
 
 /* A divisor that comes from the parameters or from a peer goes through
  * mpdt_div() or mpdt_mul_div(), which take 0 for 1.  mpdt_params_invalid()

@@ -102,6 +102,15 @@ static u64 smoothed_rtt_ns(const struct mpdt_eng *e)
 	return e->rtt.samples ? e->rtt.srtt : base_rtt_ns(e);
 }
 
+u64 mpdt_eng_departure(struct mpdt_eng *e, u32 bytes, u64 max_rate)
+{
+	u64 rate = mpdt_pacing_rate(e->cc.cwnd,
+				    e->rtt.samples ? e->rtt.srtt : 0,
+				    !e->path.full, max_rate);
+
+	return rate ? mpdt_pacing_depart(&e->pacing, bytes, rate, e->now) : 0;
+}
+
 /* The times the scoreboard judges by, now. */
 static struct mpdt_sb_clock sb_clock(const struct mpdt_eng *e, u64 now)
 {

@@ -19,6 +19,7 @@
 #include "core.h"
 #include "cc.h"
 #include "lb.h"
+#include "pacing.h"
 #include "params.h"
 #include "path.h"
 #include "reasm.h"
@@ -144,6 +145,7 @@ struct mpdt_eng {
 	struct mpdt_sb sb;		/* sb.ring NULL until the first send */
 	struct mpdt_rtt rtt;
 	struct mpdt_path path;
+	struct mpdt_pacing pacing;
 	/* The netns's parameters with the path's base RTT and BDP (link
 	 * speed) for those configured 0, measured (path.h): what the load
 	 * balancer and the congestion control were last scaled with.  Taken
@@ -259,6 +261,10 @@ bool mpdt_eng_holds_nothing(const struct mpdt_eng *e);
 /* Never carried data either way (what a stranger's PROBE creates). */
 bool mpdt_eng_embryonic(const struct mpdt_eng *e);
 u64 mpdt_eng_rto(const struct mpdt_eng *e);
+/* The departure time (pacing.h) of @bytes of DATA sent by the input being
+ * handled, paced at most at @max_rate bytes/s; 0: as soon as they can.
+ */
+u64 mpdt_eng_departure(struct mpdt_eng *e, u32 bytes, u64 max_rate);
 /* The quiet time (wire-format.rst §5): an incarnation quiet this long has
  * no live sender behind it.
  */

@@ -40,11 +40,9 @@ void mpdt_hostq_init(struct mpdt_sock *msk)
  * L4 hash, which kernel multipath routing prefers to the ports, the
  * entropy: MPDT sockets have none (only TCP and a UDP connect() set one).
  */
-struct sk_buff *mpdt_hostq_charge(struct mpdt_conn *c, struct sk_buff *skb)
+void mpdt_hostq_charge(struct mpdt_conn *c, struct sk_buff *skb)
 {
-	if (skb)
-		skb_set_owner_w(skb, &c->msk->inet.sk);
-	return skb;
+	skb_set_owner_w(skb, &c->msk->inet.sk);
 }
 
 /* Under msk->lock: the largest limit of the socket's connections, kept

@@ -466,6 +466,30 @@ static bool burst_allowed(const struct mpdt_conn *c)
 	return !xfrm_may_match_ports(c->msk->mn->net);
 }
 
+/* What the sending half sends goes to the host's queues as its socket's
+ * (hostq.c), with its departure time (pacing.h): fq holds it until then;
+ * other qdiscs take no notice.  fq would tell a socket it paces in
+ * sk_pacing_status (fq_classify()), as TCP waits to be told before it
+ * spaces its times, but only a connected socket's flow is the socket's;
+ * an MPDT socket, like an unconnected UDP one, is many flows to fq, and
+ * never told.  Without a time (before the first RTT sample), fq paces the
+ * socket at its sk_pacing_rate, SO_MAX_PACING_RATE's.
+ */
+static struct sk_buff *socket_sends(struct mpdt_conn *c, struct sk_buff *skb)
+{
+	struct sock *sk = &c->msk->inet.sk;
+	u64 at;
+
+	if (!skb)
+		return NULL;
+	mpdt_hostq_charge(c, skb);
+	at = mpdt_eng_departure(&c->eng, skb->len,
+				READ_ONCE(sk->sk_max_pacing_rate));
+	if (at)
+		skb_set_delivery_time(skb, at, true);
+	return skb;
+}
+
 /* Send the held burst, if any: a single packet as it is. */
 void mpdt_xmit_flush(struct mpdt_eng *e)
 {
@@ -489,7 +513,7 @@ void mpdt_xmit_flush(struct mpdt_eng *e)
 		skb->csum_offset = offsetof(struct udphdr, check);
 		mpdt_stat_inc(c->msk->mn, MPDT_STAT_TX_GSO);
 	}
-	xmit(c, mpdt_hostq_charge(c, skb), b->ev, false);
+	xmit(c, socket_sends(c, skb), b->ev, false);
 }
 
 /* Append @h and its payload to the held burst (the engine flushes at
@@ -568,5 +592,5 @@ void mpdt_xmit(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
 	if (mpdt_pkt_is_feedback(pkt))
 		xmit(c, skb, pkt->hdr.ev, true);
 	else
-		xmit(c, mpdt_hostq_charge(c, skb), pkt->hdr.ev, false);
+		xmit(c, socket_sends(c, skb), pkt->hdr.ev, false);
 }

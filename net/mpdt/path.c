@@ -2,8 +2,6 @@
 /* Delivery rate and BDP of a connection's path (path.h).  Pure core. */
 #include "path.h"
 
-#define MPDT_NSEC_PER_SEC	(1000ULL * 1000 * 1000)
-
 void mpdt_path_init(struct mpdt_path *p)
 {
 	memset(p, 0, sizeof(*p));

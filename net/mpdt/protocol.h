@@ -391,7 +391,7 @@ bool mpdt_steer(struct mpdt_sock *msk, struct sk_buff *skb,
 
 /* hostq.c: the socket's share of this host's queues */
 void mpdt_hostq_init(struct mpdt_sock *msk);
-struct sk_buff *mpdt_hostq_charge(struct mpdt_conn *c, struct sk_buff *skb);
+void mpdt_hostq_charge(struct mpdt_conn *c, struct sk_buff *skb);
 bool mpdt_tx_host_room(struct mpdt_eng *e, u32 limit);
 bool mpdt_tx_host_drained(struct mpdt_eng *e);
 void mpdt_write_space(struct sock *sk);

@@ -6,7 +6,7 @@
  *                 [-t SECS] [-r READYFILE]
  *   mpdt_msg send -a ADDR -p PORT -n COUNT [-s SEED] [-m MIN] [-M MAX]
  *                 [-t SECS] [-l LOCALPORT] [-o FIRST]
- *                 [-w [-L LINGER_SECS]] [-g GOFILE] [-b LB]
+ *                 [-w [-L LINGER_SECS]] [-g GOFILE] [-b LB] [-P RATE]
  *   mpdt_msg recv ... [-x STOPFILE] [-b LB]
  *   either with -S SIZE[,SIZE...] instead of -m and -M
  *
@@ -46,6 +46,7 @@
  * packets are answered as long as the test wants.  It prints its JSON
  * line once when the COUNT messages are in, and again (final) at the end.
  * -b: the socket's load balancing (MPDT_LB), instead of the netns default.
+ * -P: the socket's SO_MAX_PACING_RATE, bytes per second.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -73,6 +74,7 @@ struct opts {
 	const char *go;		/* send: wait for this file (-g) */
 	const char *stop;	/* recv: receive until this file exists (-x) */
 	const char *lb;		/* MPDT_LB of the socket (-b) */
+	unsigned long max_pacing_rate;	/* SO_MAX_PACING_RATE (-P) */
 	int port, lport, count, timeout, first;
 	int shut;		/* send: shutdown(SHUT_WR) and close (-w) */
 	int linger;		/* send -w: SO_LINGER seconds (-L) */
@@ -169,12 +171,18 @@ static int open_sock(int family, int port)
 	return fd;
 }
 
-/* -b: the socket's load-balancing policy. */
-static void set_lb(int fd, const struct opts *o)
+/* -b: the socket's load-balancing policy; -P: its largest pacing rate. */
+static void set_sockopts(int fd, const struct opts *o)
 {
 	if (o->lb && setsockopt(fd, SOL_MPDT, MPDT_LB, o->lb,
 				strlen(o->lb) + 1)) {
 		fprintf(stderr, "MPDT_LB %s: %s\n", o->lb, strerror(errno));
+		exit(2);
+	}
+	if (o->max_pacing_rate &&
+	    setsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, &o->max_pacing_rate,
+		       sizeof(o->max_pacing_rate))) {
+		perror("SO_MAX_PACING_RATE");
 		exit(2);
 	}
 }
@@ -232,7 +240,7 @@ static int do_recv(const struct opts *o)
 	unsigned long long bytes = 0;
 	double t0 = 0, t_open = now_s();
 
-	set_lb(fd, o);
+	set_sockopts(fd, o);
 	set_timeout(fd, o->timeout);
 	if (o->ready) {
 		FILE *f = fopen(o->ready, "w");
@@ -367,7 +375,7 @@ static int do_send(const struct opts *o)
 		fprintf(stderr, "bad address %s\n", o->addr);
 		return 2;
 	}
-	set_lb(fd, o);
+	set_sockopts(fd, o);
 	set_timeout(fd, o->timeout);
 	if (o->go) {
 		if (wait_go(o->go, o->ready))
@@ -452,7 +460,7 @@ static int do_send_shut(const struct opts *o)
 		fprintf(stderr, "bad address %s\n", o->addr);
 		return 2;
 	}
-	set_lb(fd, o);
+	set_sockopts(fd, o);
 	set_timeout(fd, o->timeout);
 	if (o->go && wait_go(o->go, o->ready))
 		return 2;
@@ -531,7 +539,7 @@ static void print_usage(void)
 	fprintf(stderr, "Usage: mpdt_msg send|recv [-6] -p PORT -n COUNT "
 		"[-a ADDR] [-s SEED] [-m MIN] [-M MAX | -S SIZES] [-t SECS] "
 		"[-l LOCALPORT] [-o FIRST] [-r READYFILE] [-w [-L SECS]] "
-		"[-g GOFILE] [-x STOPFILE] [-b LB]\n");
+		"[-g GOFILE] [-x STOPFILE] [-b LB] [-P RATE]\n");
 	exit(2);
 }
 
@@ -568,7 +576,7 @@ int main(int argc, char **argv)
 		print_usage();
 	o.mode = argv[1];
 	optind = 2;
-	while ((c = getopt(argc, argv, "6a:p:n:s:m:M:S:t:l:o:r:wL:g:x:b:")) != -1) {
+	while ((c = getopt(argc, argv, "6a:p:n:s:m:M:S:t:l:o:r:wL:g:x:b:P:")) != -1) {
 		switch (c) {
 		case '6':
 			o.family = AF_INET6;
@@ -622,6 +630,9 @@ int main(int argc, char **argv)
 			break;
 		case 'b':
 			o.lb = optarg;
+			break;
+		case 'P':
+			o.max_pacing_rate = strtoul(optarg, NULL, 0);
 			break;
 		default:
 			print_usage();

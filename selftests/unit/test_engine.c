@@ -138,6 +138,8 @@ struct node {
 	u64 tx_new, tx_retx, first_retx_at;
 	u32 held;		/* new DATA since the engine's last flush */
 	u32 flushes;		/* of bursts: with DATA held */
+	u32 paced;		/* of them: with a departure time */
+	u64 pace_lead;		/* the latest time ahead of the flush */
 	u32 host_bursts;	/* host_room() says yes this often more */
 	u32 host_limit;		/* what it was last asked */
 	u64 host_busy_until;	/* host_drained() says no before */
@@ -724,6 +726,25 @@ static u32 op_rx_room(struct mpdt_eng *e)
 	return node_of(e)->room;
 }
 
+/* The departure time the glue asks for a burst (pacing.h): none before
+ * the first RTT sample, never before now after it.
+ */
+static void check_departure(struct node *n, struct mpdt_eng *e)
+{
+	struct sim *s = n->sim;
+	u64 at = mpdt_eng_departure(e, n->held * s->p.payload, U64_MAX);
+
+	if (!at != !e->rtt.samples || (at && at < s->now)) {
+		sim_err(s, "%s: departure %llu at %llu after %llu RTT samples",
+			n->name, at, s->now, e->rtt.samples);
+		return;
+	}
+	if (!at)
+		return;
+	n->paced++;
+	n->pace_lead = max(n->pace_lead, at - s->now);
+}
+
 /* The sim sends every packet at once; it checks that the engine says
  * when a burst ends.
  */
@@ -731,7 +752,10 @@ static void op_flush(struct mpdt_eng *e)
 {
 	struct node *n = node_of(e);
 
-	n->flushes += !!n->held;
+	if (!n->held)
+		return;
+	check_departure(n, e);
+	n->flushes++;
 	n->held = 0;
 }
 
@@ -2192,6 +2216,9 @@ TEST(every_cc_measures_the_path)
 		EXPECT_GE(rate * (2 * LINK_DELAY + UNIT_US(6)) / UNIT_SEC(1) * 2,
 			  bdp);
 		EXPECT_GE(ideal * ccs[i].fct_pct / 100, fct);
+		/* Bursts sent back to back leave spread out (pacing.h). */
+		EXPECT_NE(0, a->paced);
+		EXPECT_NE(0, a->pace_lead);
 		sim_free(s);
 	}
 }
