@@ -243,6 +243,7 @@ static const struct mpdt_eng_ops conn_eng_ops = {
 	.flush		= mpdt_xmit_flush,
 	.host_room	= mpdt_tx_host_room,
 	.host_drained	= mpdt_tx_host_drained,
+	.paced		= mpdt_tx_paced,
 	.arm_timer	= mpdt_tx_arm_timer,
 	.count		= count,
 	.tx_release	= mpdt_tx_release,

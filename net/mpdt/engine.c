@@ -102,13 +102,22 @@ static u64 smoothed_rtt_ns(const struct mpdt_eng *e)
 	return e->rtt.samples ? e->rtt.srtt : base_rtt_ns(e);
 }
 
-u64 mpdt_eng_departure(struct mpdt_eng *e, u32 bytes, u64 max_rate)
+/* When the next @bytes leave (pacing.h), which is also the time they
+ * are sent for the RTT samples and the loss detectors: a packet that
+ * waits in fq for its time is not yet on its way.  Later than @now only
+ * where the glue says something holds packets to their times, once the
+ * RTT is measured; e->tx_at is what the glue stamps, 0 when unpaced.
+ */
+static u64 depart(struct mpdt_eng *e, u64 bytes, u64 now)
 {
-	u64 rate = mpdt_pacing_rate(e->cc.cwnd,
-				    e->rtt.samples ? e->rtt.srtt : 0,
-				    !e->path.full, max_rate);
+	u64 max_rate, rate = 0;
 
-	return rate ? mpdt_pacing_depart(&e->pacing, bytes, rate, e->now) : 0;
+	if (e->ops->paced && e->ops->paced(e, &max_rate))
+		rate = mpdt_pacing_rate(e->cc.cwnd,
+					e->rtt.samples ? e->rtt.srtt : 0,
+					!e->path.full, max_rate);
+	e->tx_at = rate ? mpdt_pacing_depart(&e->pacing, bytes, rate, now) : 0;
+	return e->tx_at ?: now;
 }
 
 /* The times the scoreboard judges by, now. */
@@ -470,7 +479,8 @@ static bool resend_one(struct mpdt_eng *e, u64 now)
 	/* The resend takes the policy's current choice, not the lost path;
 	 * it belongs to no in-order stream.
 	 */
-	mpdt_sb_resent(&e->sb, psn, choose_ev(e, now, psn, 1, true, &ctx), now);
+	mpdt_sb_resent(&e->sb, psn, choose_ev(e, now, psn, 1, true, &ctx),
+		       depart(e, MPDT_DATA_HLEN + pkt->len, now));
 	xmit_data(e, psn, MPDT_F_RETX | MPDT_F_AR, psn);
 	return true;
 }
@@ -532,8 +542,9 @@ static u32 ready_pkts(const struct mpdt_eng *e, u32 k)
 	return n;
 }
 
-/* A new burst's entropy, chosen once for the packets that go now; returns
- * the PSN sent before @psn on the same in-order stream.
+/* A new burst's entropy, chosen once for the packets that go now, and
+ * its departure time; returns the PSN sent before @psn on the same
+ * in-order stream.
  */
 static u32 start_burst(struct mpdt_eng *e, u64 now, u32 psn)
 {
@@ -543,6 +554,8 @@ static u32 start_burst(struct mpdt_eng *e, u64 now, u32 psn)
 	e->burst_ev = choose_ev(e, now, psn, pkts, false, &ctx);
 	e->burst_left = max(ctx.pkts, 1U);
 	e->burst_flowlet = ctx.in_flowlet;
+	depart(e, (u64)e->burst_left * (MPDT_DATA_HLEN + e->cc.mss), now);
+	e->burst_at = e->tx_at;
 	return ctx.in_flowlet ? ctx.flowlet_prev : psn - 1;
 }
 
@@ -580,6 +593,7 @@ static bool send_new(struct mpdt_eng *e, u64 now)
 	struct mpdt_eng_txmsg *m = e->tx_next;
 	u32 off, len, psn, prev, peer_room = e->peer_room;
 	u16 flags = 0;
+	u64 at;
 
 	if (!m || !mpdt_sb_window_open(&e->sb))
 		return false;
@@ -591,14 +605,18 @@ static bool send_new(struct mpdt_eng *e, u64 now)
 	len = new_pkt_len(m, m->sent);
 	if (!cwnd_allows(e, len) || (!e->burst_left && !host_room(e)))
 		return false;
-	/* The burst's later packets follow its first on its stream. */
+	/* The burst's later packets follow its first on its stream, and
+	 * leave with it.
+	 */
 	prev = e->burst_left ? e->sb.nxt - 1 : start_burst(e, now, e->sb.nxt);
 	e->burst_left--;
-	psn = mpdt_sb_record(&e->sb, m, off, len, e->burst_ev, now);
+	e->tx_at = e->burst_at;
+	at = e->burst_at ?: now;
+	psn = mpdt_sb_record(&e->sb, m, off, len, e->burst_ev, at);
 	if (!m->sent)
-		m->first_tx_ns = now;
+		m->first_tx_ns = at;
 	e->peer_room = peer_room;
-	chunk_sent(e, m, now);
+	chunk_sent(e, m, at);
 	if (++m->sent == m->npkts)
 		e->tx_next = msg_after(e, m);
 	/* Ask for a SACK when nothing more is queued instead of waiting for
@@ -983,14 +1001,16 @@ static void on_rto(struct mpdt_eng *e, u64 now)
 	trace_cwnd(e, old_cwnd, 0);
 }
 
+/* A probe leaves after the DATA paced before it, which it asks about. */
 static void send_probe(struct mpdt_eng *e, u64 now)
 {
+	u64 at = depart(e, MPDT_PROBE_LEN, now);
 	struct mpdt_pkt h = {
-		.probe = { .sack_base = e->sb.una, .ts = now },
+		.probe = { .sack_base = e->sb.una, .ts = at },
 	};
 	struct mpdt_lb_ctx ctx;
 
-	mpdt_sb_on_probe_sent(&e->sb, now);
+	mpdt_sb_on_probe_sent(&e->sb, at);
 	e->probes++;
 	trace_mpdt_probe(e);
 	fill_header(e, &h, MPDT_T_PROBE, 0, e->nonce,

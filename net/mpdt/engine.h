@@ -102,6 +102,11 @@ struct mpdt_eng_ops {
 	 * NULL: as for host_room, none to mind.
 	 */
 	bool (*host_drained)(struct mpdt_eng *e);
+	/* Whether something holds the socket's packets to their departure
+	 * times (pacing.h: the fq qdisc paces the socket), and then the
+	 * largest rate the socket allows, bytes/s.  NULL: nothing does.
+	 */
+	bool (*paced)(struct mpdt_eng *e, u64 *max_rate);
 	/* Run mpdt_eng_on_timer() at @when (ns) or earlier. */
 	void (*arm_timer)(struct mpdt_eng *e, u64 when);
 	void (*count)(struct mpdt_eng *e, enum mpdt_stat s, u64 n);
@@ -171,11 +176,17 @@ struct mpdt_eng {
 	u64 heard_ns;			/* latest packet of the peer's incarnation */
 	u16 last_ev;
 	/* The burst being sent: its EV serves @burst_left more new packets
-	 * (the LB chose once for all); @burst_flowlet: on a flowlet.
+	 * (the LB chose once for all); @burst_flowlet: on a flowlet;
+	 * @burst_at: its departure time, 0 if unpaced.
 	 */
 	u32 burst_left;
 	u16 burst_ev;
 	bool burst_flowlet;
+	u64 burst_at;
+	/* The departure time (pacing.h) of the DATA or PROBE being sent,
+	 * which the glue stamps its skb with; 0: unpaced, as soon as it can.
+	 */
+	u64 tx_at;
 	bool host_full;			/* this push: host_room() said no */
 	u64 probe_held;			/* the due time of a probe that waits */
 	u32 chunk_seq;			/* the next chunk's number */
@@ -261,10 +272,6 @@ bool mpdt_eng_holds_nothing(const struct mpdt_eng *e);
 /* Never carried data either way (what a stranger's PROBE creates). */
 bool mpdt_eng_embryonic(const struct mpdt_eng *e);
 u64 mpdt_eng_rto(const struct mpdt_eng *e);
-/* The departure time (pacing.h) of @bytes of DATA sent by the input being
- * handled, paced at most at @max_rate bytes/s; 0: as soon as they can.
- */
-u64 mpdt_eng_departure(struct mpdt_eng *e, u32 bytes, u64 max_rate);
 /* The quiet time (wire-format.rst §5): an incarnation quiet this long has
  * no live sender behind it.
  */

@@ -466,25 +466,33 @@ static bool burst_allowed(const struct mpdt_conn *c)
 	return !xfrm_may_match_ports(c->msk->mn->net);
 }
 
-/* What the sending half sends goes to the host's queues as its socket's
- * (hostq.c), with its departure time (pacing.h): fq holds it until then;
- * other qdiscs take no notice.  fq would tell a socket it paces in
- * sk_pacing_status (fq_classify()), as TCP waits to be told before it
- * spaces its times, but only a connected socket's flow is the socket's;
- * an MPDT socket, like an unconnected UDP one, is many flows to fq, and
- * never told.  Without a time (before the first RTT sample), fq paces the
- * socket at its sk_pacing_rate, SO_MAX_PACING_RATE's.
+/* Pacing (pacing.h): a socket that asked for SO_MAX_PACING_RATE, and that
+ * fq told it paces it (fq_classify() sets sk_pacing_status), has the
+ * departure times of its connections' packets spaced; any other sends at
+ * once and stamps nothing.  fq tells only a socket that is one flow to
+ * it, out of TCP_CLOSE (socket.c ask_for_pacing()).
  */
-static struct sk_buff *socket_sends(struct mpdt_conn *c, struct sk_buff *skb)
+bool mpdt_tx_paced(struct mpdt_eng *e, u64 *max_rate)
 {
-	struct sock *sk = &c->msk->inet.sk;
-	u64 at;
+	struct sock *sk = &mpdt_eng_conn(e)->msk->inet.sk;
 
+	/* Pairs with fq_classify()'s smp_store_release(). */
+	if (smp_load_acquire(&sk->sk_pacing_status) != SK_PACING_FQ)
+		return false;
+	*max_rate = READ_ONCE(sk->sk_max_pacing_rate);
+	return *max_rate != ~0UL;
+}
+
+/* What the sending half sends goes to the host's queues as its socket's
+ * (hostq.c), with its departure time @at if paced.  Without one, fq
+ * paces the socket at its sk_pacing_rate, SO_MAX_PACING_RATE's.
+ */
+static struct sk_buff *socket_sends(struct mpdt_conn *c, struct sk_buff *skb,
+				    u64 at)
+{
 	if (!skb)
 		return NULL;
 	mpdt_hostq_charge(c, skb);
-	at = mpdt_eng_departure(&c->eng, skb->len,
-				READ_ONCE(sk->sk_max_pacing_rate));
 	if (at)
 		skb_set_delivery_time(skb, at, true);
 	return skb;
@@ -513,7 +521,7 @@ void mpdt_xmit_flush(struct mpdt_eng *e)
 		skb->csum_offset = offsetof(struct udphdr, check);
 		mpdt_stat_inc(c->msk->mn, MPDT_STAT_TX_GSO);
 	}
-	xmit(c, socket_sends(c, skb), b->ev, false);
+	xmit(c, socket_sends(c, skb, b->at), b->ev, false);
 }
 
 /* Append @h and its payload to the held burst (the engine flushes at
@@ -557,6 +565,7 @@ static void xmit_new_data(struct mpdt_conn *c, const struct mpdt_pkt *h,
 	}
 	*b = (struct mpdt_burst){
 		.skb = skb,
+		.at = c->eng.tx_at,
 		.seg = skb->len,
 		.last = skb->len,
 		.pkts = 1,
@@ -592,5 +601,5 @@ void mpdt_xmit(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
 	if (mpdt_pkt_is_feedback(pkt))
 		xmit(c, skb, pkt->hdr.ev, true);
 	else
-		xmit(c, socket_sends(c, skb), pkt->hdr.ev, false);
+		xmit(c, socket_sends(c, skb, e->tx_at), pkt->hdr.ev, false);
 }

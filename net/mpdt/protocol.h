@@ -231,10 +231,11 @@ struct mpdt_rxpiece {
 /* One peer of a socket: the engine decides, this executes. */
 /* New DATA packets on one entropy, held to leave as one UDP GSO skb
  * (output.c): @pkts packets of @seg bytes each, MPDT header and payload,
- * the last one @last.
+ * the last one @last, at @at (pacing.h; 0: at once).
  */
 struct mpdt_burst {
 	struct sk_buff *skb;
+	u64 at;
 	u32 seg, last;
 	u16 pkts, ev;
 };
@@ -392,6 +393,7 @@ bool mpdt_steer(struct mpdt_sock *msk, struct sk_buff *skb,
 /* hostq.c: the socket's share of this host's queues */
 void mpdt_hostq_init(struct mpdt_sock *msk);
 void mpdt_hostq_charge(struct mpdt_conn *c, struct sk_buff *skb);
+bool mpdt_tx_paced(struct mpdt_eng *e, u64 *max_rate);
 bool mpdt_tx_host_room(struct mpdt_eng *e, u32 limit);
 bool mpdt_tx_host_drained(struct mpdt_eng *e);
 void mpdt_write_space(struct sock *sk);

@@ -287,6 +287,20 @@ static int msg_peer(struct mpdt_sock *msk, struct msghdr *msg,
 	return err;
 }
 
+/* fq takes a socket in TCP_CLOSE, as an unconnected UDP one, for many
+ * flows, one per packet's addresses and ports (an MPDT socket's: one per
+ * entropy), and never tells it that it paces it.  A socket that asked for
+ * SO_MAX_PACING_RATE becomes one flow to fq, as a connected socket is,
+ * which fq tells (output.c mpdt_tx_paced()).  Nothing else reads an MPDT
+ * socket's state.
+ */
+static void ask_for_pacing(struct sock *sk)
+{
+	if (READ_ONCE(sk->sk_max_pacing_rate) != ~0UL &&
+	    READ_ONCE(sk->sk_state) != TCP_ESTABLISHED)
+		WRITE_ONCE(sk->sk_state, TCP_ESTABLISHED);
+}
+
 static int mpdt_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 {
 	struct sock *sk = sock->sk;
@@ -315,6 +329,7 @@ static int mpdt_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 		return -EPIPE;
 	if (len > min_t(u32, MPDT_MSG_MAX, READ_ONCE(sk->sk_sndbuf)))
 		return -EMSGSIZE;
+	ask_for_pacing(sk);
 	mutex_lock(&msk->user_lock);
 	err = msg_peer(msk, msg, &peer);
 	if (!err)

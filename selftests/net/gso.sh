@@ -32,17 +32,13 @@
 
 source "$(dirname "$0")/lib.sh"
 
-ADDR6_A=fd00:9::1
-ADDR6_B=fd00:9::2
 MAX=4194304
 port=7400
 
 require_root
 require_cmd ip ethtool tc python3
 mpdt_load
-setup_pair
-ip -n "$NS_A" addr add "$ADDR6_A/64" dev "$VETH_A" nodad
-ip -n "$NS_B" addr add "$ADDR6_B/64" dev "$VETH_B" nodad
+setup_pair_v6
 mpdt_msg_bin >/dev/null
 
 # skbs NS DEV: skbs DEV has sent (a GSO skb counts once).

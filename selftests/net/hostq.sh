@@ -16,15 +16,10 @@
 
 source "$(dirname "$0")/lib.sh"
 
-ADDR6_A=fd00:a::1
-ADDR6_B=fd00:a::2
-
 require_root
 require_cmd ip tc
 mpdt_load
-setup_pair
-ip -n "$NS_A" addr add "$ADDR6_A/64" dev "$VETH_A" nodad
-ip -n "$NS_B" addr add "$ADDR6_B/64" dev "$VETH_B" nodad
+setup_pair_v6
 neigh_static
 "$(mpdt_cli_bin)" -n "$NS_A" param set burst-pkts 1 >/dev/null ||
 	fail "cannot set burst-pkts"

@@ -37,6 +37,8 @@ NS_A=mpdt-a-$$
 NS_B=mpdt-b-$$
 ADDR_A=10.0.0.1
 ADDR_B=10.0.0.2
+ADDR6_A=fd00:a::1
+ADDR6_B=fd00:a::2
 VETH_A=veth-a
 VETH_B=veth-b
 
@@ -325,6 +327,16 @@ setup_pair() {
 	ip -n "$NS_A" link set "$VETH_A" up
 	ip -n "$NS_B" link set "$VETH_B" up
 	log "netns $NS_A ($ADDR_A) <-> $NS_B ($ADDR_B) over veth"
+}
+
+# setup_pair_v6: setup_pair, and $ADDR6_A and $ADDR6_B on the pair too,
+# without DAD.
+setup_pair_v6() {
+	setup_pair
+	ip -n "$NS_A" addr add "$ADDR6_A/64" dev "$VETH_A" nodad ||
+		fail "cannot add $ADDR6_A"
+	ip -n "$NS_B" addr add "$ADDR6_B/64" dev "$VETH_B" nodad ||
+		fail "cannot add $ADDR6_B"
 }
 
 # neigh_static: permanent neighbour entries for both ends of the pair, so

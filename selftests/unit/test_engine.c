@@ -138,7 +138,8 @@ struct node {
 	u64 tx_new, tx_retx, first_retx_at;
 	u32 held;		/* new DATA since the engine's last flush */
 	u32 flushes;		/* of bursts: with DATA held */
-	u32 paced;		/* of them: with a departure time */
+	bool paced;		/* paced() says yes */
+	u32 paced_bursts;	/* flushes with a departure time */
 	u64 pace_lead;		/* the latest time ahead of the flush */
 	u32 host_bursts;	/* host_room() says yes this often more */
 	u32 host_limit;		/* what it was last asked */
@@ -390,15 +391,18 @@ static enum fate link_fate(struct sim *s, struct link *l,
 	return FATE_PASS;
 }
 
+/* @at: the packet's departure time (pacing.h), 0: now.  Waiting for it
+ * is not queueing: it marks no CE.
+ */
 static void link_send(struct sim *s, struct node *from,
-		      const struct mpdt_pkt *pkt, const u8 *payload)
+		      const struct mpdt_pkt *pkt, const u8 *payload, u64 at)
 {
 	struct link *l = &s->link[from->idx];
 	struct mpdt_pkt h = *pkt;
 	u8 type = h.hdr.type;
 	u32 avail = type == MPDT_T_DATA ? h.data.payload_len : 0;
 	struct sim_ev ev = { .to = 1 - from->idx };
-	u64 start;
+	u64 ready = max(s->now, at), start;
 
 	l->sent[type]++;
 	switch (link_fate(s, l, &h)) {
@@ -415,8 +419,8 @@ static void link_send(struct sim *s, struct node *from,
 	default:
 		break;
 	}
-	start = max(s->now, l->busy_until);
-	ev.ce = l->ecn_ns && start - s->now > l->ecn_ns;
+	start = max(ready, l->busy_until);
+	ev.ce = l->ecn_ns && start - ready > l->ecn_ns;
 	l->marked += ev.ce;
 	if (l->mbps)
 		l->busy_until = start + (u64)(mpdt_wire_hlen(type) + avail +
@@ -548,7 +552,7 @@ static void op_xmit(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
 		};
 		return;
 	}
-	link_send(s, n, &h, payload);
+	link_send(s, n, &h, payload, mpdt_pkt_is_feedback(&h) ? 0 : e->tx_at);
 }
 
 /* As the module's glue: a timer already due no later is left alone. */
@@ -726,22 +730,23 @@ static u32 op_rx_room(struct mpdt_eng *e)
 	return node_of(e)->room;
 }
 
-/* The departure time the glue asks for a burst (pacing.h): none before
- * the first RTT sample, never before now after it.
+/* The departure time the engine gives a burst (pacing.h): none unless
+ * the node is paced and the RTT measured, never before now.
  */
 static void check_departure(struct node *n, struct mpdt_eng *e)
 {
 	struct sim *s = n->sim;
-	u64 at = mpdt_eng_departure(e, n->held * s->p.payload, U64_MAX);
+	u64 at = e->burst_at;
 
-	if (!at != !e->rtt.samples || (at && at < s->now)) {
+	if ((at && (!n->paced || !e->rtt.samples || at < s->now)) ||
+	    (!at && n->paced && e->rtt.samples)) {
 		sim_err(s, "%s: departure %llu at %llu after %llu RTT samples",
 			n->name, at, s->now, e->rtt.samples);
 		return;
 	}
 	if (!at)
 		return;
-	n->paced++;
+	n->paced_bursts++;
 	n->pace_lead = max(n->pace_lead, at - s->now);
 }
 
@@ -757,6 +762,15 @@ static void op_flush(struct mpdt_eng *e)
 	check_departure(n, e);
 	n->flushes++;
 	n->held = 0;
+}
+
+/* A paced node's departure times are what its packets are sent at:
+ * the sim sends them at once, so only tests that check the times pace.
+ */
+static bool op_paced(struct mpdt_eng *e, u64 *max_rate)
+{
+	*max_rate = U64_MAX;
+	return node_of(e)->paced;
 }
 
 /* The sim's host has no queue of its own unless a test gives it one:
@@ -791,6 +805,7 @@ static bool op_host_drained(struct mpdt_eng *e)
 static const struct mpdt_eng_ops sim_ops = {
 	.xmit		= op_xmit,
 	.flush		= op_flush,
+	.paced		= op_paced,
 	.host_room	= op_host_room,
 	.host_drained	= op_host_drained,
 	.arm_timer	= op_arm_timer,
@@ -2216,11 +2231,46 @@ TEST(every_cc_measures_the_path)
 		EXPECT_GE(rate * (2 * LINK_DELAY + UNIT_US(6)) / UNIT_SEC(1) * 2,
 			  bdp);
 		EXPECT_GE(ideal * ccs[i].fct_pct / 100, fct);
-		/* Bursts sent back to back leave spread out (pacing.h). */
-		EXPECT_NE(0, a->paced);
-		EXPECT_NE(0, a->pace_lead);
+		EXPECT_EQ(0, a->paced_bursts);
 		sim_free(s);
 	}
+}
+
+/* Paced (pacing.h; the sim holds each packet to its departure time):
+ * from the first RTT sample on every burst has a time, the bursts a SACK
+ * lets go leave spread out, and the RTT the sender measures is the
+ * path's, not the wait for those times.  4 MiB over the clean link.
+ */
+TEST(paced_bursts_leave_at_their_times)
+{
+	const u64 len = 4U << 20, wire_bps = LINK_MBPS * 1000000ULL / 8;
+	const u64 rate = wire_bps * 1400 / (1400 + MPDT_DATA_HLEN + FRAMING);
+	const u64 ideal = len * UNIT_SEC(1) / rate;
+	struct mpdt_params p = default_params();
+	struct sim *s = sim_new(&p, mpdt_lb_find("ecmp"),
+				mpdt_cc_find("strack"), 41);
+	struct node *a = &s->n[0];
+	struct report rep;
+	bool drained;
+	u64 fct;
+
+	a->paced = true;
+	node_add(a, len);
+	drained = sim_run(s, T0 + UNIT_SEC(10));
+	EXPECT_STREQ("", check_run(s, drained, &rep)) {
+		log_run(_metadata, s);
+	}
+	fct = a->last_at[MPDT_STAT_MSG_ACKED] - T0;
+	TH_LOG("paced: %u of %u bursts, lead up to %llu us, base RTT %u us, "
+	       "FCT %llu (ideal %llu) us", a->paced_bursts, a->flushes,
+	       a->pace_lead / 1000, a->eng.eff.base_rtt_us, fct / 1000,
+	       ideal / 1000);
+	EXPECT_LT(a->flushes / 2, a->paced_bursts);
+	EXPECT_NE(0, a->pace_lead);
+	EXPECT_LE(2 * LINK_DELAY / 1000, a->eng.eff.base_rtt_us);
+	EXPECT_GE(2 * LINK_DELAY / 1000 + 5, a->eng.eff.base_rtt_us);
+	EXPECT_GE(ideal * 120 / 100, fct);
+	sim_free(s);
 }
 
 /* A configured link speed with the base RTT left to measure: the first

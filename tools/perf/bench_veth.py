@@ -52,7 +52,7 @@ def ns(name, *cmd):
     return ["ip", "netns", "exec", name, *cmd]
 
 
-def setup(modparams, params):
+def setup(modparams, params, qdisc):
     sh("modprobe", "-a", "veth", "udp_tunnel", "ip6_udp_tunnel")
     with open("/proc/modules") as f:
         if not any(line.startswith("mpdt ") for line in f):
@@ -66,6 +66,9 @@ def setup(modparams, params):
     for n, dev, addr in ((NS_A, "va", ADDR_A), (NS_B, "vb", ADDR_B)):
         sh("ip", "-n", n, "addr", "add", addr + "/24", "dev", dev)
         sh("ip", "-n", n, "link", "set", dev, "up")
+        if qdisc:
+            sh("tc", "-n", n, "qdisc", "replace", "dev", dev, "root",
+               *qdisc.split())
         if params:
             sh(CLI, "-n", n, "param", "set", *params,
                stdout=subprocess.DEVNULL)
@@ -319,10 +322,13 @@ def main():
     ap.add_argument("--set", nargs="+", default=[], metavar="NAME VALUE",
                     help="MPDT parameters of both namespaces "
                     "(mpdt param set)")
+    ap.add_argument("--qdisc", metavar="QDISC",
+                    help="root qdisc of both veth ends, as a NIC has "
+                    "(e.g. fq, which paces); default: none, as a veth")
     ap.add_argument("modparams", nargs="*",
                     help="module parameters if the module is not loaded")
     a = ap.parse_args()
-    setup(a.modparams, a.set)
+    setup(a.modparams, a.set, a.qdisc)
     try:
         t = tools(a.seconds, a.only)
         runs = {k: [] for k in t}
