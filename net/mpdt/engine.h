@@ -102,9 +102,10 @@ struct mpdt_eng_ops {
 	 * NULL: as for host_room, none to mind.
 	 */
 	bool (*host_drained)(struct mpdt_eng *e);
-	/* Whether something holds the socket's packets to their departure
-	 * times (pacing.h: the fq qdisc paces the socket), and then the
-	 * largest rate the socket allows, bytes/s.  NULL: nothing does.
+	/* Whether the connection's packets are to leave at departure times
+	 * (pacing.h: the socket asked for a rate, and the fq qdisc, which
+	 * holds packets to their times, paces it), and then at most at
+	 * what rate, bytes/s.  NULL: never.
 	 */
 	bool (*paced)(struct mpdt_eng *e, u64 *max_rate);
 	/* Run mpdt_eng_on_timer() at @when (ns) or earlier. */
