@@ -393,7 +393,6 @@ bool mpdt_steer(struct mpdt_sock *msk, struct sk_buff *skb,
 /* hostq.c: the socket's share of this host's queues */
 void mpdt_hostq_init(struct mpdt_sock *msk);
 void mpdt_hostq_charge(struct mpdt_conn *c, struct sk_buff *skb);
-bool mpdt_tx_paced(struct mpdt_eng *e, u64 *max_rate);
 bool mpdt_tx_host_room(struct mpdt_eng *e, u32 limit);
 bool mpdt_tx_host_drained(struct mpdt_eng *e);
 void mpdt_write_space(struct sock *sk);
@@ -404,6 +403,7 @@ void mpdt_xmit_later(struct mpdt_net *mn, struct sk_buff_head *later);
 void mpdt_xmit(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
 	       const struct mpdt_eng_txmsg *m);
 void mpdt_xmit_flush(struct mpdt_eng *e);
+bool mpdt_tx_paced(struct mpdt_eng *e, u64 *max_rate);
 
 /* socket.c */
 extern struct proto mpdt_prot;
