@@ -306,23 +306,18 @@ static enum skb_drop_reason rcv_deliver(struct mpdt_sock *msk,
 					const struct mpdt_pkt *pkt)
 {
 	enum skb_drop_reason reason = SKB_NOT_DROPPED_YET;
-	struct mpdt_net *mn = msk->mn;
-	struct sk_buff_head later;
 
-	__skb_queue_head_init(&later);
 	spin_lock(&msk->lock);
 	if (msk->closing) {
-		reason = drop(mn, MPDT_STAT_DROP_NO_SOCKET, r->n,
+		reason = drop(msk->mn, MPDT_STAT_DROP_NO_SOCKET, r->n,
 			      SKB_DROP_REASON_NO_SOCKET);
 	} else {
-		msk->tx_later = &later;
 		dispatch(msk, pkt, r, 0);
 		rcv_rest(msk, r, pkt->hdr.dst_port);
 		release_acks(r);
-		msk->tx_later = NULL;
 	}
 	spin_unlock(&msk->lock);
-	mpdt_xmit_later(mn, &later);
+	mpdt_xmit_queued(msk);
 	return reason;
 }
 

@@ -133,40 +133,33 @@ static void tunnel_send(struct socket *tunnel, struct sk_buff *skb,
 				    a->sport, a->dport, false, false);
 }
 
-/* Feedback built while the socket's lock is held for a received packet
- * waits on msk->tx_later, its route held in the skb, and leaves once the
- * lock is released (mpdt_xmit_later()): the lock is held for the
+/* Everything the engine sends, it sends under msk->lock: each packet
+ * waits on msk->tx_queue, its route held in the skb, and leaves once the
+ * lock is released (mpdt_xmit_queued()).  The lock is held for the
  * engine's work, not for IP output and the device, and the other CPU's
- * packets for the same socket wait that much less.  DATA leaves under
- * the lock: two CPUs sending a connection's bursts after unlocking could
- * put them on the wire out of order.  (Only the receive path sends
- * feedback today; from anywhere else it would leave at once.)
+ * packets for the same socket wait that much less.  The queue keeps the
+ * order the lock gave them: a connection's bursts never pass each other.
  */
-static void send_or_defer(struct mpdt_conn *c, struct socket *tunnel,
-			  struct sk_buff *skb, struct dst_entry *dst,
-			  struct mpdt_tx_args *a, bool feedback)
+static void queue_to_send(struct mpdt_conn *c, struct sk_buff *skb,
+			  struct dst_entry *dst, struct mpdt_tx_args *a)
 {
-	struct sk_buff_head *later;
+	struct sk_buff_head *q = &c->msk->tx_queue;
 
 	lockdep_assert_held(&c->msk->lock);
-	later = feedback ? c->msk->tx_later : NULL;
-	if (!later) {
-		tunnel_send(tunnel, skb, dst, a);
-		return;
-	}
 	BUILD_BUG_ON(sizeof(*a) > sizeof(skb->cb));
 	*MPDT_TX_ARGS(skb) = *a;
 	skb_dst_set(skb, dst);
-	__skb_queue_tail(later, skb);
+	spin_lock(&q->lock);
+	__skb_queue_tail(q, skb);
+	spin_unlock(&q->lock);
 }
 
-/* Send what send_or_defer() kept on @later, msk->lock released. */
-void mpdt_xmit_later(struct mpdt_net *mn, struct sk_buff_head *later)
+static void send_batch(struct mpdt_net *mn, struct sk_buff_head *batch)
 {
 	struct sk_buff *skb;
 
 	rcu_read_lock();
-	while ((skb = __skb_dequeue(later))) {
+	while ((skb = __skb_dequeue(batch))) {
 		struct mpdt_tx_args a = *MPDT_TX_ARGS(skb);
 		struct socket *tunnel = a.v6 ? rcu_dereference(mn->tunnel6) :
 					       rcu_dereference(mn->tunnel);
@@ -184,6 +177,36 @@ void mpdt_xmit_later(struct mpdt_net *mn, struct sk_buff_head *later)
 		tunnel_send(tunnel, skb, dst, &a);
 	}
 	rcu_read_unlock();
+}
+
+/* Send what queue_to_send() kept, msk->lock just released.  One CPU at a
+ * time sends, as a qdisc runs on one CPU at a time (qdisc_run_begin()):
+ * one that finds another sending leaves its packets to it, which sends
+ * until it finds the queue empty, under the queue's lock.  So every
+ * packet queued leaves, and in order.
+ */
+void mpdt_xmit_queued(struct mpdt_sock *msk)
+{
+	struct sk_buff_head *q = &msk->tx_queue, batch;
+
+	/* Ours, if it is empty, went with another CPU's batch. */
+	if (skb_queue_empty_lockless(q))
+		return;
+	__skb_queue_head_init(&batch);
+	local_bh_disable();
+	spin_lock(&q->lock);
+	if (!msk->tx_sending) {
+		msk->tx_sending = true;
+		while (!skb_queue_empty(q)) {
+			skb_queue_splice_init(q, &batch);
+			spin_unlock(&q->lock);
+			send_batch(msk->mn, &batch);
+			spin_lock(&q->lock);
+		}
+		msk->tx_sending = false;
+	}
+	spin_unlock(&q->lock);
+	local_bh_enable();
 }
 
 /* The source address of everything @c sends: its own once known (a
@@ -265,8 +288,7 @@ static void route_key(struct mpdt_conn *c, struct sk_buff *skb, int *oif)
 	c->rt_mark = skb->mark;
 }
 
-static void xmit_v4(struct mpdt_conn *c, struct sk_buff *skb,
-		    struct socket *tunnel, u16 ev, bool feedback)
+static void xmit_v4(struct mpdt_conn *c, struct sk_buff *skb, u16 ev)
 {
 	const struct mpdt_addr *local = local_addr(c);
 	struct mpdt_net *mn = c->msk->mn;
@@ -298,7 +320,7 @@ static void xmit_v4(struct mpdt_conn *c, struct sk_buff *skb,
 	a.in4.saddr = fl4.saddr;
 	a.in4.daddr = fl4.daddr;
 	a.ttl = ip4_dst_hoplimit(&rt->dst);
-	send_or_defer(c, tunnel, skb, &rt->dst, &a, feedback);
+	queue_to_send(c, skb, &rt->dst, &a);
 }
 
 /* Whether IPv6 multipath hashing can look at the source port or the
@@ -366,8 +388,7 @@ static struct dst_entry *route_v6(struct mpdt_conn *c, struct flowi6 *fl6)
 }
 
 /* The entropy also goes in the IPv6 flow label (never 0: "no label"). */
-static void xmit_v6(struct mpdt_conn *c, struct sk_buff *skb,
-		    struct socket *tunnel, u16 ev, bool feedback)
+static void xmit_v6(struct mpdt_conn *c, struct sk_buff *skb, u16 ev)
 {
 	struct mpdt_net *mn = c->msk->mn;
 	struct mpdt_tx_args a = {
@@ -403,16 +424,12 @@ static void xmit_v6(struct mpdt_conn *c, struct sk_buff *skb,
 	a.in6.saddr = fl6.saddr;
 	a.in6.daddr = fl6.daddr;
 	a.ttl = ip6_dst_hoplimit(dst);
-	send_or_defer(c, tunnel, skb, dst, &a, feedback);
+	queue_to_send(c, skb, dst, &a);
 }
 
-/* @feedback: a SACK or NACK, which may wait for the lock's release. */
-static void xmit(struct mpdt_conn *c, struct sk_buff *skb, u16 ev,
-		 bool feedback)
+static void xmit(struct mpdt_conn *c, struct sk_buff *skb, u16 ev)
 {
 	struct mpdt_net *mn = c->msk->mn;
-	bool v6 = c->peer.family == AF_INET6;
-	struct socket *tunnel;
 
 	if (!skb) {
 		mpdt_stat_inc(mn, MPDT_STAT_TX_ERR);
@@ -420,16 +437,10 @@ static void xmit(struct mpdt_conn *c, struct sk_buff *skb, u16 ev,
 	}
 	mpdt_stat_add(mn, MPDT_STAT_TX_PKTS, skb_pkts(skb));
 	mpdt_stat_add(mn, MPDT_STAT_TX_BYTES, skb->len);
-	rcu_read_lock();
-	tunnel = v6 ? rcu_dereference(mn->tunnel6) :
-		      rcu_dereference(mn->tunnel);
-	if (!tunnel)
-		tx_drop(mn, skb);
-	else if (v6)
-		xmit_v6(c, skb, tunnel, ev, feedback);
+	if (c->peer.family == AF_INET6)
+		xmit_v6(c, skb, ev);
 	else
-		xmit_v4(c, skb, tunnel, ev, feedback);
-	rcu_read_unlock();
+		xmit_v4(c, skb, ev);
 }
 
 /* The PSN a packet names, for its tracepoint. */
@@ -521,7 +532,7 @@ void mpdt_xmit_flush(struct mpdt_eng *e)
 		skb->csum_offset = offsetof(struct udphdr, check);
 		mpdt_stat_inc(c->msk->mn, MPDT_STAT_TX_GSO);
 	}
-	xmit(c, socket_sends(c, skb, b->at), b->ev, false);
+	xmit(c, socket_sends(c, skb, b->at), b->ev);
 }
 
 /* Append @h and its payload to the held burst (the engine flushes at
@@ -560,7 +571,7 @@ static void xmit_new_data(struct mpdt_conn *c, const struct mpdt_pkt *h,
 	mpdt_xmit_flush(&c->eng);
 	skb = pkt_alloc(h, tm);
 	if (!skb) {
-		xmit(c, NULL, h->hdr.ev, false);
+		xmit(c, NULL, h->hdr.ev);
 		return;
 	}
 	*b = (struct mpdt_burst){
@@ -599,7 +610,7 @@ void mpdt_xmit(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
 	mpdt_xmit_flush(e);
 	skb = pkt_alloc(&h, tm);
 	if (mpdt_pkt_is_feedback(pkt))
-		xmit(c, skb, pkt->hdr.ev, true);
+		xmit(c, skb, pkt->hdr.ev);
 	else
-		xmit(c, socket_sends(c, skb, e->tx_at), pkt->hdr.ev, false);
+		xmit(c, socket_sends(c, skb, e->tx_at), pkt->hdr.ev);
 }

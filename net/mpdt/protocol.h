@@ -143,11 +143,12 @@ struct mpdt_sock {
 	u32 tx_pages_n;
 	struct page *tx_pages[MPDT_TX_PAGES_KEPT];
 	struct list_head tx_pages_node;	/* on the shrinker's list */
-	/* Non-NULL only inside mpdt_rcv()'s hold of @lock: where the
-	 * feedback of the packet it processes waits until the lock is
-	 * released (output.c send_or_defer()).
+	/* What the engine sent under @lock, in order, waiting for its
+	 * release; @tx_sending: a CPU is sending it.  Both under the
+	 * queue's lock (output.c mpdt_xmit_queued()).
 	 */
-	struct sk_buff_head *tx_later;
+	struct sk_buff_head tx_queue;
+	bool tx_sending;
 };
 
 static inline struct mpdt_sock *mpdt_sk(const struct sock *sk)
@@ -399,7 +400,7 @@ void mpdt_write_space(struct sock *sk);
 bool mpdt_conn_timer_stop(struct mpdt_conn *c);
 
 /* output.c */
-void mpdt_xmit_later(struct mpdt_net *mn, struct sk_buff_head *later);
+void mpdt_xmit_queued(struct mpdt_sock *msk);
 void mpdt_xmit(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
 	       const struct mpdt_eng_txmsg *m);
 void mpdt_xmit_flush(struct mpdt_eng *e);

@@ -68,6 +68,7 @@ int mpdt_conn_send(struct mpdt_sock *msk, const struct mpdt_addr *peer,
 		spin_lock_bh(&msk->lock);
 		err = queue_locked(msk, peer, m, &ring);
 		spin_unlock_bh(&msk->lock);
+		mpdt_xmit_queued(msk);
 		if (err != -EAGAIN)
 			break;
 		kvfree(ring.pkts);
@@ -143,5 +144,6 @@ enum hrtimer_restart mpdt_conn_timer(struct hrtimer *t)
 	if (!msk->closing)
 		mpdt_eng_on_timer(&c->eng, mpdt_now());
 	spin_unlock(&msk->lock);
+	mpdt_xmit_queued(msk);
 	return HRTIMER_NORESTART;
 }
