@@ -142,7 +142,7 @@ struct mpdt_sock {
 	bool tx_pages_busy;		/* kept one since the last gc tick */
 	u32 tx_pages_n;
 	struct page *tx_pages[MPDT_TX_PAGES_KEPT];
-	struct list_head tx_pages_node;	/* on the shrinker's list */
+	struct mpdt_txpages_entry *tx_pages_entry; /* the shrinker's */
 	/* What the engine sent under @lock, in order, waiting for its
 	 * release; @tx_sending: a CPU is sending it.  Both under the
 	 * queue's lock (output.c mpdt_xmit_queued()).

@@ -34,7 +34,6 @@ static int mpdt_sk_init(struct sock *sk)
 	INIT_HLIST_NODE(&msk->port_node);
 	mpdt_hostq_init(msk);
 	spin_lock_init(&msk->tx_pages_lock);
-	INIT_LIST_HEAD(&msk->tx_pages_node);
 	/* The netns's defaults, as UDP takes net.core's. */
 	sk->sk_sndbuf = READ_ONCE(msk->mn->params.sndbuf);
 	msk->sndbuf_seen = sk->sk_sndbuf;

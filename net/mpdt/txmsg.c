@@ -18,6 +18,7 @@
  * it, so that its packets and their slots agree.  "Laid-out" offsets
  * count slots and payloads; chunks start at them.
  */
+#include <linux/list_lru.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
@@ -68,30 +69,74 @@ u32 mpdt_txmsg_truesize(const struct mpdt_sock *msk, size_t len)
 
 /* Under memory pressure every socket's kept pages (below) go back: they
  * are a cache, never needed (txpages_shrinker).  The sockets that keep
- * any are on txpages_socks.  A socket joins it when it keeps its first
- * page and leaves when its last one goes, under its tx_pages_lock, which
- * nests outside txpages_socks_lock; the shrinker, which takes the list's
- * lock first, only tries each socket's, and a busy socket keeps its
- * pages that time.  A closed socket keeps none, and has left the list
- * before it is freed.
+ * any are on txpages_lru, by memory cgroup and NUMA node, so that a
+ * cgroup's own reclaim (its limit, memory.reclaim) takes back what its
+ * sockets keep, and global pressure every cgroup's: the core calls a
+ * shrinker for a cgroup only if it is SHRINKER_MEMCG_AWARE, and only a
+ * list_lru tells it which cgroups have objects.  A socket's place on the
+ * list is its struct mpdt_txpages_entry, allocated by its first sendmsg()
+ * in the sender's cgroup, where the pages it keeps are charged (unless
+ * the socket changes hands between cgroups); it joins
+ * the list when it keeps its first page and leaves when its last one
+ * goes, under its tx_pages_lock, which nests outside the list's locks.
+ * The shrinker, which holds a list's lock first, only tries each
+ * socket's, and a busy socket keeps its pages that time.  A closed
+ * socket keeps none, and has left the list before its entry is freed.
  */
-static LIST_HEAD(txpages_socks);
-static DEFINE_SPINLOCK(txpages_socks_lock);
-static atomic_long_t txpages_count;	/* pages kept, all sockets */
+struct mpdt_txpages_entry {
+	struct list_head node;		/* on txpages_lru */
+	struct mpdt_sock *msk;
+};
 
-/* Under tx_pages_lock, after its count moved: on the list iff keeping. */
+static struct kmem_cache *txpages_entry_cache;
+static struct list_lru txpages_lru;
+/* The shrinker is registered before the list can name it (its id), and
+ * may be called in between: until then there is nothing to shrink.
+ */
+static bool txpages_lru_ready;
+
+/* Under tx_pages_lock, after its count moved: on the list iff keeping.
+ * Softirqs call it too: the list's locks are only taken with bottom
+ * halves off (the shrinker turns them off).
+ */
 static void txpages_list(struct mpdt_sock *msk)
 {
-	bool listed = !list_empty(&msk->tx_pages_node);
+	struct list_head *node;
 
-	if (listed == !!msk->tx_pages_n)
+	if (!msk->tx_pages_entry)
+		return;		/* never kept any */
+	node = &msk->tx_pages_entry->node;
+	if (!list_empty(node) == !!msk->tx_pages_n)
 		return;
-	spin_lock(&txpages_socks_lock);
-	if (listed)
-		list_del_init(&msk->tx_pages_node);
+	if (msk->tx_pages_n)
+		list_lru_add(&txpages_lru, node);
 	else
-		list_add_tail(&msk->tx_pages_node, &txpages_socks);
-	spin_unlock(&txpages_socks_lock);
+		list_lru_del(&txpages_lru, node);
+}
+
+/* Process context: the socket's entry, allocated once (with the list
+ * of the task's cgroup, which kmem_cache_alloc_lru() makes sure of); if
+ * that fails, the socket keeps no pages.  Set and read under
+ * tx_pages_lock.
+ */
+static void txpages_entry_get(struct mpdt_sock *msk)
+{
+	struct mpdt_txpages_entry *e;
+
+	if (READ_ONCE(msk->tx_pages_entry))
+		return;
+	e = kmem_cache_alloc_lru(txpages_entry_cache, &txpages_lru,
+				 GFP_KERNEL_ACCOUNT);
+	if (!e)
+		return;
+	INIT_LIST_HEAD(&e->node);
+	e->msk = msk;
+	spin_lock_bh(&msk->tx_pages_lock);
+	if (!msk->tx_pages_entry && !msk->tx_pages_closed)
+		swap(msk->tx_pages_entry, e);
+	spin_unlock_bh(&msk->tx_pages_lock);
+	if (e)			/* another task's came first */
+		kmem_cache_free(txpages_entry_cache, e);
 }
 
 /* The pages of a message that is acknowledged (or dropped) are kept for
@@ -119,7 +164,8 @@ static bool txpages_wanted(struct mpdt_sock *msk, struct page *page)
 {
 	u32 n = msk->tx_pages_n;
 
-	return !msk->tx_pages_closed && !(n && msk->tx_pages[n - 1] == page) &&
+	return msk->tx_pages_entry && !msk->tx_pages_closed &&
+	       !(n && msk->tx_pages[n - 1] == page) &&
 	       !page_is_pfmemalloc(page);
 }
 
@@ -136,7 +182,6 @@ static struct page *txpages_keep(struct mpdt_sock *msk, struct page *page)
 	if (n < MPDT_TX_PAGES_KEPT && (n + 1) * page_size(page) <=
 	    READ_ONCE(msk->inet.sk.sk_sndbuf)) {
 		kept[msk->tx_pages_n++] = page;
-		atomic_long_inc(&txpages_count);
 		txpages_list(msk);
 		return NULL;
 	}
@@ -168,7 +213,6 @@ static struct page *txpages_take(struct mpdt_sock *msk, struct page *cur)
 		page = kept[i];
 		memmove(&kept[i], &kept[i + 1],
 			(--msk->tx_pages_n - i) * sizeof(*kept));
-		atomic_long_dec(&txpages_count);
 		txpages_list(msk);
 		break;
 	}
@@ -190,18 +234,25 @@ static u32 txpages_drop(struct mpdt_sock *msk)
 
 	while (msk->tx_pages_n)
 		put_page(msk->tx_pages[--msk->tx_pages_n]);
-	atomic_long_sub(n, &txpages_count);
 	return n;
 }
 
-/* At close(): what the socket's last messages release is not kept. */
+/* At close(): what the socket's last messages release is not kept, and
+ * its entry, off the list, goes.
+ */
 void mpdt_txpages_release(struct mpdt_sock *msk)
 {
+	struct mpdt_txpages_entry *e;
+
 	spin_lock_bh(&msk->tx_pages_lock);
 	msk->tx_pages_closed = true;
 	txpages_drop(msk);
 	txpages_list(msk);
+	e = msk->tx_pages_entry;
+	msk->tx_pages_entry = NULL;
 	spin_unlock_bh(&msk->tx_pages_lock);
+	if (e)
+		kmem_cache_free(txpages_entry_cache, e);
 }
 
 /* The gc timer's, every rto-max (conn.c): a socket that had nothing
@@ -219,39 +270,55 @@ void mpdt_txpages_idle(struct mpdt_sock *msk, bool all)
 	spin_unlock_bh(&msk->tx_pages_lock);
 }
 
+/* The sockets keeping pages in the cgroup and node asked about. */
 static unsigned long txpages_shrink_count(struct shrinker *shrinker,
 					  struct shrink_control *sc)
 {
-	return atomic_long_read(&txpages_count) ?: SHRINK_EMPTY;
+	/* Pairs with mpdt_txpages_register(): the list is initialised. */
+	if (!smp_load_acquire(&txpages_lru_ready))
+		return SHRINK_EMPTY;
+	return list_lru_shrink_count(&txpages_lru, sc) ?: SHRINK_EMPTY;
 }
 
-/* Under txpages_socks_lock: @msk's pages go, unless it is busy. */
-static u32 txpages_shrink_one(struct mpdt_sock *msk)
+/* Under @list's lock, which keeps the socket on the list and so alive:
+ * its pages go and it leaves the list, unless it is busy.  How many went
+ * (a listed socket keeps at least one).
+ */
+static u32 txpages_shrink_one(struct mpdt_txpages_entry *e,
+			      struct list_lru_one *list)
 {
+	struct mpdt_sock *msk = e->msk;
 	u32 n;
 
 	if (!spin_trylock(&msk->tx_pages_lock))
 		return 0;
 	n = txpages_drop(msk);
-	list_del_init(&msk->tx_pages_node);
+	list_lru_isolate(list, &e->node);
 	spin_unlock(&msk->tx_pages_lock);
 	return n;
+}
+
+static enum lru_status txpages_isolate(struct list_head *item,
+				       struct list_lru_one *list,
+				       spinlock_t *lock, void *unused)
+{
+	struct mpdt_txpages_entry *e = container_of(item, typeof(*e), node);
+
+	return txpages_shrink_one(e, list) ? LRU_REMOVED : LRU_SKIP;
 }
 
 /* Whole sockets' pages, oldest keepers first, until enough went. */
 static unsigned long txpages_shrink_scan(struct shrinker *shrinker,
 					 struct shrink_control *sc)
 {
-	struct mpdt_sock *msk, *tmp;
-	unsigned long freed = 0;
+	unsigned long freed;
 
-	spin_lock_bh(&txpages_socks_lock);
-	list_for_each_entry_safe(msk, tmp, &txpages_socks, tx_pages_node) {
-		if (freed >= sc->nr_to_scan)
-			break;
-		freed += txpages_shrink_one(msk);
-	}
-	spin_unlock_bh(&txpages_socks_lock);
+	/* As in txpages_shrink_count(). */
+	if (!smp_load_acquire(&txpages_lru_ready))
+		return SHRINK_STOP;
+	local_bh_disable();
+	freed = list_lru_shrink_walk(&txpages_lru, sc, txpages_isolate, NULL);
+	local_bh_enable();
 	return freed ?: SHRINK_STOP;
 }
 
@@ -259,16 +326,39 @@ static struct shrinker txpages_shrinker = {
 	.count_objects	= txpages_shrink_count,
 	.scan_objects	= txpages_shrink_scan,
 	.seeks		= DEFAULT_SEEKS,
+	.flags		= SHRINKER_MEMCG_AWARE | SHRINKER_NUMA_AWARE,
 };
 
 int mpdt_txpages_register(void)
 {
-	return register_shrinker(&txpages_shrinker, "mpdt-txpages");
+	int err;
+
+	txpages_entry_cache = KMEM_CACHE(mpdt_txpages_entry, SLAB_ACCOUNT);
+	if (!txpages_entry_cache)
+		return -ENOMEM;
+	err = register_shrinker(&txpages_shrinker, "mpdt-txpages");
+	if (err)
+		goto err_cache;
+	err = list_lru_init_memcg(&txpages_lru, &txpages_shrinker);
+	if (err)
+		goto err_shrinker;
+	/* The shrinker's calls from now on find the list initialised. */
+	smp_store_release(&txpages_lru_ready, true);
+	return 0;
+
+err_shrinker:
+	unregister_shrinker(&txpages_shrinker);
+err_cache:
+	kmem_cache_destroy(txpages_entry_cache);
+	return err;
 }
 
+/* Every socket is gone, and with it its entry. */
 void mpdt_txpages_unregister(void)
 {
 	unregister_shrinker(&txpages_shrinker);
+	list_lru_destroy(&txpages_lru);
+	kmem_cache_destroy(txpages_entry_cache);
 }
 
 void mpdt_txmsg_destroy(struct mpdt_sock *msk, struct mpdt_txmsg *m)
@@ -432,6 +522,7 @@ struct mpdt_txmsg *mpdt_txmsg_new(struct mpdt_sock *msk, struct msghdr *msg,
 	m->laid = laid_len(len, m->core.mss);
 	m->charged = truesize(m->laid);
 	if (len) {
+		txpages_entry_get(msk);
 		m->chunks = kvmalloc_array(chunks_max(m->laid),
 					   sizeof(*m->chunks),
 					   GFP_KERNEL_ACCOUNT);

@@ -2177,18 +2177,22 @@ TEST(acknowledged_pages_reused_once_released)
 
 /* One 1 MiB message between two sockets of a memory cgroup of their own,
  * sent, read and acknowledged with rto-max @rto_max_us; then, both sockets
- * still open and @drop_caches written to vm.drop_caches if not NULL, the
- * cgroup's kernel memory must fall below 512 KiB within @ms: the sender
- * keeps none of the message's pages any more.  The sockets close with
- * rto-max 100 ms, so that their time-wait does not outlast the test.
+ * still open and @press written to @press_path if not NULL (a write that
+ * reclaimed less than it asked for fails with EAGAIN, and still ran the
+ * shrinkers), the cgroup's kernel memory must fall below 512 KiB within
+ * @ms: the sender keeps none of the message's pages any more.  The
+ * sockets close with rto-max 100 ms, so that their time-wait does not
+ * outlast the test.
  */
 static void kept_pages_go(struct __test_metadata *_metadata, const char *cg,
-			  const char *rto_max_us, const char *drop_caches,
-			  int ms)
+			  const char *rto_max_us, const char *press_path,
+			  const char *press, int ms)
 {
 	const char *cli = getenv("MPDT_CLI");
 	const size_t len = 1 << 20;
 	uint8_t *buf = malloc(len + 1);
+	char path[128];
+	ssize_t n;
 	int a, b, fd;
 
 	ASSERT_TRUE(!!buf);
@@ -2199,11 +2203,13 @@ static void kept_pages_go(struct __test_metadata *_metadata, const char *cg,
 	ASSERT_EQ((ssize_t)len, recv(b, buf, len + 1, 0));
 	EXPECT_EQ(0, check(buf, len));
 	ASSERT_EQ(0, wait_acked(a, PORT(1), 1, 30000));
-	if (drop_caches) {
-		fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
-		ASSERT_LE(0, fd);
-		ASSERT_EQ((ssize_t)strlen(drop_caches),
-			  write(fd, drop_caches, strlen(drop_caches)));
+	if (press_path) {
+		snprintf(path, sizeof(path), press_path, cg);
+		fd = open(path, O_WRONLY);
+		ASSERT_LE(0, fd) TH_LOG("%s: %s", path, strerror(errno));
+		n = write(fd, press, strlen(press));
+		ASSERT_TRUE(n == (ssize_t)strlen(press) || errno == EAGAIN)
+			TH_LOG("%s: %s", path, strerror(errno));
 		close(fd);
 	}
 	EXPECT_TRUE(cgroup_kernel_below(cg, 512 << 10, ms, "sockets open"));
@@ -2222,7 +2228,8 @@ static void kept_pages_go(struct __test_metadata *_metadata, const char *cg,
  */
 TEST(idle_socket_gives_kept_pages_back)
 {
-	kept_pages_go(_metadata, "mpdt_idle_pages", "100000", NULL, 10000);
+	kept_pages_go(_metadata, "mpdt_idle_pages", "100000", NULL, NULL,
+		      10000);
 }
 
 /* Memory pressure takes kept pages back at once (the module's shrinker):
@@ -2233,7 +2240,21 @@ TEST(idle_socket_gives_kept_pages_back)
  */
 TEST(memory_pressure_takes_kept_pages)
 {
-	kept_pages_go(_metadata, "mpdt_shrunk_pages", "10000000", "2", 2000);
+	kept_pages_go(_metadata, "mpdt_shrunk_pages", "10000000",
+		      "/proc/sys/vm/drop_caches", "2", 2000);
+}
+
+/* So does a memory cgroup's own reclaim, which calls only the shrinkers
+ * that know cgroups (SHRINKER_MEMCG_AWARE): memory.reclaim asks for more
+ * than the cgroup can give (its anonymous memory has no swap), so it
+ * tries down to the last priority, where a shrinker with one object is
+ * called, and fails with EAGAIN.  A shrinker blind to cgroups is never
+ * called, and the pages stay charged until the idle tick, 10 s later.
+ */
+TEST(cgroup_reclaim_takes_kept_pages)
+{
+	kept_pages_go(_metadata, "mpdt_reclaimed_pages", "10000000",
+		      "/sys/fs/cgroup/%s/memory.reclaim", "64M", 2000);
 }
 
 static int bpf_load(enum bpf_prog_type type, enum bpf_attach_type at,
