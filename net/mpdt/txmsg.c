@@ -76,9 +76,9 @@ u32 mpdt_txmsg_truesize(const struct mpdt_sock *msk, size_t len)
  * list_lru tells it which cgroups have objects.  A socket's place on the
  * list is its struct mpdt_txpages_entry, allocated by its first sendmsg()
  * in the sender's cgroup, where the pages it keeps are charged (unless
- * the socket changes hands between cgroups); it joins
- * the list when it keeps its first page and leaves when its last one
- * goes, under its tx_pages_lock, which nests outside the list's locks.
+ * the socket changes hands between cgroups); it joins the list when it
+ * keeps its first page and leaves when its last one goes, under its
+ * tx_pages_lock, which nests outside the list's locks.
  * The shrinker, which holds a list's lock first, only tries each
  * socket's, and a busy socket keeps its pages that time.  A closed
  * socket keeps none, and has left the list before its entry is freed.
@@ -132,8 +132,10 @@ static void txpages_entry_get(struct mpdt_sock *msk)
 	INIT_LIST_HEAD(&e->node);
 	e->msk = msk;
 	spin_lock_bh(&msk->tx_pages_lock);
-	if (!msk->tx_pages_entry && !msk->tx_pages_closed)
-		swap(msk->tx_pages_entry, e);
+	if (!msk->tx_pages_entry && !msk->tx_pages_closed) {
+		WRITE_ONCE(msk->tx_pages_entry, e);
+		e = NULL;
+	}
 	spin_unlock_bh(&msk->tx_pages_lock);
 	if (e)			/* another task's came first */
 		kmem_cache_free(txpages_entry_cache, e);
@@ -249,7 +251,7 @@ void mpdt_txpages_release(struct mpdt_sock *msk)
 	txpages_drop(msk);
 	txpages_list(msk);
 	e = msk->tx_pages_entry;
-	msk->tx_pages_entry = NULL;
+	WRITE_ONCE(msk->tx_pages_entry, NULL);
 	spin_unlock_bh(&msk->tx_pages_lock);
 	if (e)
 		kmem_cache_free(txpages_entry_cache, e);
