@@ -210,6 +210,22 @@ static bool path_refresh(struct mpdt_eng *e, bool force)
 	return true;
 }
 
+/* Of @m's packets, how many have their bytes in place: the glue copies a
+ * long message in pieces of whole packets while the first ones go.
+ */
+static u32 pkts_in_place(const struct mpdt_eng_txmsg *m)
+{
+	return m->missing ? (m->len - m->missing) / m->mss : m->npkts;
+}
+
+/* Nothing in place is left to send: the application (or the copy into
+ * the message) is what limits the rate now.
+ */
+static bool nothing_to_send(const struct mpdt_eng *e)
+{
+	return !e->tx_next || e->tx_next->sent == pkts_in_place(e->tx_next);
+}
+
 /* A SACK told us of @acked bytes delivered and echoed @echo_ts (0 if it
  * gave no RTT sample): measure, and rescale the CC if the path moved.
  */
@@ -217,7 +233,7 @@ static void path_on_ack(struct mpdt_eng *e, u64 acked, u64 echo_ts,
 			u64 old_min_rtt, u64 now)
 {
 	bool round = mpdt_path_on_ack(&e->path, acked, echo_ts,
-				      path_rtt_ns(e), !e->tx_next, now);
+				      path_rtt_ns(e), nothing_to_send(e), now);
 
 	if ((round || e->rtt.min_rtt != old_min_rtt) &&
 	    path_refresh(e, false) && e->cc.ops->rescale)
@@ -529,6 +545,8 @@ static u32 ready_pkts(const struct mpdt_eng *e, u32 k)
 	u32 n = 0, i = m->sent, len;
 
 	for (k = min(k, room); m && n < k; n++) {
+		if (i == pkts_in_place(m))
+			break;
 		len = new_pkt_len(m, i);
 		if (!cwnd_takes(e, inflight, len) ||
 		    (!i && !peer_takes(e, m, &peer_room)))
@@ -568,16 +586,12 @@ static void chunk_sent(struct mpdt_eng *e, struct mpdt_eng_txmsg *m, u64 now)
 	u32 i = m->sent, seq;
 	struct mpdt_eng_chunk *c;
 
+	if (!m->chunk_pkts || i % m->chunk_pkts)
+		return;
 	if (!i) {
-		m->chunk_pkts = 0;
-		if (!e->cc.chunk || m->len <= e->cc.chunk)
-			return;
-		m->chunk_pkts = max(e->cc.chunk / m->mss, 1U);
 		m->chunk_seq = e->chunk_seq;
 		e->chunk_seq += DIV_ROUND_UP(m->npkts, m->chunk_pkts);
 	}
-	if (!m->chunk_pkts || i % m->chunk_pkts)
-		return;
 	seq = m->chunk_seq + i / m->chunk_pkts;
 	c = &e->chunks[seq % MPDT_ENG_CHUNKS];
 	if (c->left)
@@ -595,7 +609,7 @@ static bool send_new(struct mpdt_eng *e, u64 now)
 	u16 flags = 0;
 	u64 at;
 
-	if (!m || !mpdt_sb_window_open(&e->sb))
+	if (nothing_to_send(e) || !mpdt_sb_window_open(&e->sb))
 		return false;
 	if (!m->sent && !peer_takes(e, m, &peer_room)) {
 		peer_is_full(e);
@@ -751,12 +765,38 @@ void mpdt_eng_send(struct mpdt_eng *e, struct mpdt_eng_txmsg *m, u64 now)
 	m->npkts = max(1U, DIV_ROUND_UP(m->len, m->mss));
 	m->sent = 0;
 	m->acked = 0;
+	m->chunk_pkts = 0;
+	if (e->cc.chunk && m->len > e->cc.chunk)
+		m->chunk_pkts = max(e->cc.chunk / m->mss, 1U);
 	list_add_tail(&m->node, &e->tx_msgs);
 	if (!e->tx_next)
 		e->tx_next = m;
 	e->msgs_sent++;
 	e->msgs_inflight++;
 	count(e, MPDT_STAT_MSG_TX);
+	push(e, now);
+}
+
+/* At least MPDT_ENG_PIECE_BYTES, so that the pieces cost few round trips
+ * through the socket's lock, and whole MCC chunks: a chunk's timing (§4)
+ * starts at its first packet, and must not include the copy of its last.
+ * A message the congestion control times whole is copied whole.
+ */
+u32 mpdt_eng_piece_pkts(const struct mpdt_eng *e,
+			const struct mpdt_eng_txmsg *m)
+{
+	u32 pkts = DIV_ROUND_UP(MPDT_ENG_PIECE_BYTES, m->mss);
+
+	if (m->chunk_pkts)
+		return DIV_ROUND_UP(pkts, m->chunk_pkts) * m->chunk_pkts;
+	return e->cc.ops->on_message_done ? m->npkts : pkts;
+}
+
+void mpdt_eng_msg_ready(struct mpdt_eng *e, struct mpdt_eng_txmsg *m,
+			u32 bytes, u64 now)
+{
+	e->now = now;
+	m->missing -= min(bytes, m->missing);
 	push(e, now);
 }
 

@@ -48,10 +48,14 @@ struct mpdt_eng_txmsg {
 	u32 npkts;
 	u32 sent;			/* packets handed out (first time) */
 	u32 acked;
+	/* Bytes not yet in place: the glue copies a long message in while
+	 * its first pieces go (mpdt_eng_msg_ready()); 0: all of them.
+	 */
+	u32 missing;
 	u64 first_tx_ns;		/* its first packet went out */
-	/* Longer than cc.chunk when its first packet went: it is timed for
-	 * the congestion control in chunks of chunk_pkts packets, the
-	 * first numbered chunk_seq (struct mpdt_eng_chunk); 0: whole.
+	/* Longer than cc.chunk when it was queued: it is timed for the
+	 * congestion control in chunks of chunk_pkts packets, the first
+	 * numbered chunk_seq (struct mpdt_eng_chunk); 0: whole.
 	 */
 	u32 chunk_pkts;
 	u32 chunk_seq;
@@ -236,9 +240,22 @@ void mpdt_eng_start(struct mpdt_eng *e, struct mpdt_sb_pkt *ring, u32 nonce,
 		    u64 seed, u64 now);
 /* Queue @m (its len set) and send what the window allows; its packets
  * carry m->mss bytes of payload, if the glue cut it already (txmsg.c),
- * else the incarnation's payload size.
+ * else the incarnation's payload size.  With m->missing set, only the
+ * packets before the missing bytes may go until mpdt_eng_msg_ready().
  */
 void mpdt_eng_send(struct mpdt_eng *e, struct mpdt_eng_txmsg *m, u64 now);
+/* A message longer than this is worth copying in while it goes. */
+#define MPDT_ENG_PIECE_BYTES	65536
+/* How many packets of queued message @m the glue puts in place at once
+ * when it copies the message in while it goes.
+ */
+u32 mpdt_eng_piece_pkts(const struct mpdt_eng *e,
+			const struct mpdt_eng_txmsg *m);
+/* @bytes more of @m, from where its missing bytes start, are in place
+ * (a whole piece, or the rest): send what the window allows.
+ */
+void mpdt_eng_msg_ready(struct mpdt_eng *e, struct mpdt_eng_txmsg *m,
+			u32 bytes, u64 now);
 /* A decoded packet from the peer; @ce: the outer IP header had CE;
  * @payload: the glue's handle on DATA bytes, passed to rx_place().
  * True if it belonged to an incarnation taken for the peer's (heard_ns).

@@ -178,6 +178,8 @@ struct mpdt_txchunk {
 /* A message being sent: kept whole until every packet is acknowledged. */
 struct mpdt_txmsg {
 	struct mpdt_eng_txmsg core;
+	refcount_t refs;		/* the engine's, and its copier's (tx.c) */
+	struct mpdt_conn *conn;		/* whose engine holds it; NULL after */
 	u32 charged;			/* bytes of sk_wmem_queued */
 	u32 laid;			/* payloads and slots (txmsg.c) */
 	u32 nchunks;
@@ -315,11 +317,25 @@ void mpdt_conn_destroy(struct mpdt_conn *c);
 void mpdt_conn_destroy_all(struct mpdt_sock *msk);
 void mpdt_conn_fill_info(struct mpdt_conn *c, struct mpdt_info *info);
 
+/* Where the bytes of a message copied in while it goes come from: the
+ * sender's pages, taken before the message is queued (so that the copy
+ * cannot fault once its first packets are out), or kernel memory.
+ */
+struct mpdt_txsrc {
+	struct iov_iter iter;
+	struct bio_vec *bvec;		/* the sender's pages; NULL: none */
+	u32 nbvec;
+};
+
 /* txmsg.c: a message's bytes, attached to the skbs that carry them */
 u32 mpdt_txmsg_truesize(const struct mpdt_sock *msk, size_t len);
 struct mpdt_txmsg *mpdt_txmsg_new(struct mpdt_sock *msk, struct msghdr *msg,
-				  size_t len, int *err);
+				  size_t len, struct mpdt_txsrc *src, int *err);
+void mpdt_txmsg_copy(struct mpdt_txmsg *m, struct mpdt_txsrc *src, u32 at,
+		     u32 len);
+void mpdt_txsrc_release(struct mpdt_txsrc *src);
 void mpdt_txmsg_destroy(struct mpdt_sock *msk, struct mpdt_txmsg *m);
+void mpdt_txmsg_put(struct mpdt_sock *msk, struct mpdt_txmsg *m);
 int mpdt_txpages_register(void);
 void mpdt_txpages_unregister(void);
 void mpdt_txpages_release(struct mpdt_sock *msk);
@@ -329,8 +345,7 @@ bool mpdt_txmsg_attach(struct sk_buff *skb, const struct mpdt_txmsg *m,
 
 /* tx.c: the sending half */
 int mpdt_conn_send(struct mpdt_sock *msk, const struct mpdt_addr *peer,
-		   struct mpdt_txmsg *m);
-void mpdt_txmsg_free(struct mpdt_sock *msk, struct mpdt_txmsg *m);
+		   struct mpdt_txmsg *m, struct mpdt_txsrc *src);
 enum hrtimer_restart mpdt_conn_timer(struct hrtimer *t);
 void mpdt_tx_arm_timer(struct mpdt_eng *e, u64 when);
 void mpdt_tx_release(struct mpdt_eng *e, struct mpdt_eng_txmsg *m);

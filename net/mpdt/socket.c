@@ -306,6 +306,7 @@ static int mpdt_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	struct sock *sk = sock->sk;
 	struct mpdt_sock *msk = mpdt_sk(sk);
 	long timeo = sock_sndtimeo(sk, msg->msg_flags & MSG_DONTWAIT);
+	struct mpdt_txsrc src;
 	struct mpdt_txmsg *m;
 	struct mpdt_addr peer;
 	int err;
@@ -341,10 +342,11 @@ static int mpdt_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	err = wait_for(sk, &timeo, has_room, mpdt_txmsg_truesize(msk, len));
 	if (err)
 		return err;
-	m = mpdt_txmsg_new(msk, msg, len, &err);
+	m = mpdt_txmsg_new(msk, msg, len, &src, &err);
 	if (!m)
 		return err;
-	err = mpdt_conn_send(msk, &peer, m);
+	err = mpdt_conn_send(msk, &peer, m, &src);
+	mpdt_txsrc_release(&src);
 	if (err) {
 		mpdt_txmsg_destroy(msk, m);
 		return err;

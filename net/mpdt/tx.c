@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The sending half's glue: queueing a message with the engine, the
- * engine's timer, and its sending-side actions (releasing messages,
- * waking writers, failing the socket).  The engine (engine.c) decides
- * what goes out and when.  Everything here runs under msk->lock.
+ * The sending half's glue: queueing a message with the engine, copying
+ * a long one in while it goes, the engine's timer, and its sending-side
+ * actions (releasing messages, waking writers, failing the socket).  The
+ * engine (engine.c) decides what goes out and when.  Its actions run
+ * under msk->lock.
  */
 #include <linux/slab.h>
 
@@ -33,8 +34,11 @@ static int tx_start(struct mpdt_conn *c, struct tx_ring *ring, u64 now)
 	return 0;
 }
 
+/* Queue @m with @peer's engine; if its bytes are not all in, how many
+ * packets to copy in at a time into @piece.
+ */
 static int queue_locked(struct mpdt_sock *msk, const struct mpdt_addr *peer,
-			struct mpdt_txmsg *m, struct tx_ring *ring)
+			struct mpdt_txmsg *m, struct tx_ring *ring, u32 *piece)
 {
 	struct mpdt_conn *c = mpdt_conn_find(msk, peer);
 	u64 now = mpdt_now();
@@ -50,23 +54,55 @@ static int queue_locked(struct mpdt_sock *msk, const struct mpdt_addr *peer,
 			return err;
 	}
 	sk_wmem_queued_add(&msk->inet.sk, m->charged);
+	m->conn = c;
+	refcount_set(&m->refs, m->core.missing ? 2 : 1);
 	mpdt_eng_send(&c->eng, &m->core, now);
+	/* Still queued: no SACK is taken while we hold the lock. */
+	if (m->core.missing)
+		*piece = mpdt_eng_piece_pkts(&c->eng, &m->core);
 	return 0;
 }
 
-/* Queue message @m to @peer and send what the window allows.  The first
- * message, or the first after the peer failed, starts a new incarnation.
- * The scoreboard ring is sized here, in process context, outside the lock.
+/* Copy @m in from @src a piece at a time, each sent as soon as it is in
+ * place.  If the engine lets go of @m meanwhile (the peer failed, the
+ * connection went), the copy stops there.
+ */
+static void fill(struct mpdt_sock *msk, struct mpdt_txmsg *m,
+		 struct mpdt_txsrc *src, u32 piece)
+{
+	u32 at, n, len = m->core.len;
+	bool held = true;
+
+	for (at = 0; held && at < len; at += n) {
+		n = min(piece * m->core.mss, len - at);
+		mpdt_txmsg_copy(m, src, at, n);
+		spin_lock_bh(&msk->lock);
+		held = m->conn;
+		if (held)
+			mpdt_eng_msg_ready(&m->conn->eng, &m->core, n,
+					   mpdt_now());
+		spin_unlock_bh(&msk->lock);
+		mpdt_xmit_queued(msk);
+	}
+	mpdt_txmsg_put(msk, m);
+}
+
+/* Queue message @m to @peer and send what the window allows, copying in
+ * from @src what is not in yet.  The first message, or the first after
+ * the peer failed, starts a new incarnation.  The scoreboard ring is
+ * sized here, in process context, outside the lock.
  */
 int mpdt_conn_send(struct mpdt_sock *msk, const struct mpdt_addr *peer,
-		   struct mpdt_txmsg *m)
+		   struct mpdt_txmsg *m, struct mpdt_txsrc *src)
 {
+	bool copying = m->core.missing;	/* once queued, @m is the engine's */
 	struct tx_ring ring = {};
+	u32 piece;
 	int err;
 
 	for (;;) {
 		spin_lock_bh(&msk->lock);
-		err = queue_locked(msk, peer, m, &ring);
+		err = queue_locked(msk, peer, m, &ring, &piece);
 		spin_unlock_bh(&msk->lock);
 		mpdt_xmit_queued(msk);
 		if (err != -EAGAIN)
@@ -78,19 +114,19 @@ int mpdt_conn_send(struct mpdt_sock *msk, const struct mpdt_addr *peer,
 			return -ENOMEM;
 	}
 	kvfree(ring.pkts);
+	if (!err && copying)
+		fill(msk, m, src, piece);
 	return err;
 }
 
-void mpdt_txmsg_free(struct mpdt_sock *msk, struct mpdt_txmsg *m)
+void mpdt_tx_release(struct mpdt_eng *e, struct mpdt_eng_txmsg *core)
 {
-	sk_wmem_queued_add(&msk->inet.sk, -(int)m->charged);
-	mpdt_txmsg_destroy(msk, m);
-}
+	struct mpdt_txmsg *m = container_of(core, struct mpdt_txmsg, core);
+	struct mpdt_sock *msk = mpdt_eng_conn(e)->msk;
 
-void mpdt_tx_release(struct mpdt_eng *e, struct mpdt_eng_txmsg *m)
-{
-	mpdt_txmsg_free(mpdt_eng_conn(e)->msk,
-			container_of(m, struct mpdt_txmsg, core));
+	m->conn = NULL;
+	sk_wmem_queued_add(&msk->inet.sk, -(int)m->charged);
+	mpdt_txmsg_put(msk, m);
 }
 
 void mpdt_tx_room(struct mpdt_eng *e)

@@ -17,7 +17,16 @@
  * message is cut into packets here (core.mss), before the engine sees
  * it, so that its packets and their slots agree.  "Laid-out" offsets
  * count slots and payloads; chunks start at them.
+ *
+ * A message longer than a piece (MPDT_ENG_PIECE_BYTES) is queued before
+ * its bytes are in: sendmsg() copies it a piece at a time, and each piece
+ * goes as soon as it is in place (tx.c), as a NIC sends the first bytes
+ * of a TSO skb while the socket still fills the next.  A message cannot
+ * be taken back once its first packet is out, so the copy must not fail
+ * after that: the sender's pages are taken first, and a bad buffer fails
+ * sendmsg() with EFAULT before anything is queued.
  */
+#include <linux/bvec.h>
 #include <linux/list_lru.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
@@ -379,6 +388,12 @@ void mpdt_txmsg_destroy(struct mpdt_sock *msk, struct mpdt_txmsg *m)
 	kmem_cache_free(mpdt_txmsg_cache, m);
 }
 
+void mpdt_txmsg_put(struct mpdt_sock *msk, struct mpdt_txmsg *m)
+{
+	if (refcount_dec_and_test(&m->refs))
+		mpdt_txmsg_destroy(msk, m);
+}
+
 /* The task's fragment with room.  Where skb_page_frag_refill() would
  * allocate (its page full and held elsewhere), a kept page instead: it
  * then starts over in the page, whose reference is now the task's.
@@ -493,16 +508,19 @@ static void packet_walk_init(struct laid_walk *w, const struct mpdt_txmsg *m,
 	laid_walk_init(w, m, laid_at(m, off) - hlen, len + hlen);
 }
 
-/* Each packet's payload after its slot. */
-static int copy_in(struct mpdt_txmsg *m, struct iov_iter *from)
+/* The payloads of the packets in message bytes [at, at + len), each
+ * after its slot; @at is a packet's start.
+ */
+static int copy_in(struct mpdt_txmsg *m, struct iov_iter *from, u32 at,
+		   u32 len)
 {
-	u32 off, len, poff, n;
+	u32 off, plen, poff, n;
 	struct laid_walk w;
 	struct page *page;
 
-	for (off = 0; off < m->core.len; off += len) {
-		len = min(m->core.mss, m->core.len - off);
-		packet_walk_init(&w, m, off, len, false);
+	for (off = at; off < at + len; off += plen) {
+		plen = min(m->core.mss, m->core.len - off);
+		packet_walk_init(&w, m, off, plen, false);
 		while (laid_walk_next(&w, &page, &poff, &n))
 			if (copy_page_from_iter(page, poff, n, from) != n)
 				return -EFAULT;
@@ -510,13 +528,112 @@ static int copy_in(struct mpdt_txmsg *m, struct iov_iter *from)
 	return 0;
 }
 
+void mpdt_txsrc_release(struct mpdt_txsrc *src)
+{
+	u32 i;
+
+	for (i = 0; i < src->nbvec; i++)
+		put_page(src->bvec[i].bv_page);
+	kvfree(src->bvec);
+	src->bvec = NULL;
+	src->nbvec = 0;
+}
+
+/* @n bytes of pages[], the first from @start on, after the others. */
+static void txsrc_add(struct mpdt_txsrc *src, struct page **pages, size_t n,
+		      size_t start)
+{
+	struct bio_vec *bv;
+	size_t k;
+
+	for (; n; n -= k, start = 0) {
+		k = min_t(size_t, n, PAGE_SIZE - start);
+		bv = &src->bvec[src->nbvec++];
+		bv->bv_page = *pages++;
+		bv->bv_len = k;
+		bv->bv_offset = start;
+	}
+}
+
+/* The sender's pages under @len bytes of @from, held until the copy
+ * ends, as MSG_ZEROCOPY holds them for the whole transfer.  False, with
+ * nothing held and @from as it was, where they cannot be taken (an I/O
+ * mapping, a bad address): the message is copied before it is queued.
+ */
+static bool txsrc_take(struct mpdt_txsrc *src, struct iov_iter *from,
+		       size_t len)
+{
+	int max = iov_iter_npages(from, INT_MAX);
+	struct page *pages[16];
+	size_t start, got = 0;
+	ssize_t n;
+
+	src->bvec = kvmalloc_array(max, sizeof(*src->bvec), GFP_KERNEL_ACCOUNT);
+	if (!src->bvec)
+		return false;
+	while (got < len) {
+		n = iov_iter_get_pages2(from, pages, len - got,
+					ARRAY_SIZE(pages), &start);
+		if (n <= 0) {
+			iov_iter_revert(from, got);
+			mpdt_txsrc_release(src);
+			return false;
+		}
+		txsrc_add(src, pages, n, start);
+		got += n;
+	}
+	iov_iter_bvec(&src->iter, ITER_SOURCE, src->bvec, src->nbvec, len);
+	return true;
+}
+
+/* Copying from the sender's pages, or from kernel memory, cannot fault:
+ * once the message is queued, its copy cannot fail.
+ */
+static bool txsrc_init(struct mpdt_txsrc *src, struct iov_iter *from,
+		       size_t len)
+{
+	if (user_backed_iter(from))
+		return txsrc_take(src, from, len);
+	src->iter = *from;
+	return true;
+}
+
+/* A message longer than a piece is copied in while its first pieces go
+ * (tx.c): @m's bytes are all missing, and @src says where they are.
+ * Shorter ones, and those whose pages cannot be taken, are copied now.
+ */
+static int fill_or_defer(struct mpdt_txmsg *m, struct iov_iter *from,
+			 struct mpdt_txsrc *src)
+{
+	u32 len = m->core.len;
+
+	if (len > MPDT_ENG_PIECE_BYTES && txsrc_init(src, from, len)) {
+		m->core.missing = len;
+		return 0;
+	}
+	return copy_in(m, from, 0, len);
+}
+
+void mpdt_txmsg_copy(struct mpdt_txmsg *m, struct mpdt_txsrc *src, u32 at,
+		     u32 len)
+{
+	int err = copy_in(m, &src->iter, at, len);
+
+	/* Queued, the message cannot be taken back: a short copy would send
+	 * whatever the pages held.  txsrc_init() rules it out.
+	 */
+	WARN_ON_ONCE(err);
+}
+
 struct mpdt_txmsg *mpdt_txmsg_new(struct mpdt_sock *msk, struct msghdr *msg,
-				  size_t len, int *err)
+				  size_t len, struct mpdt_txsrc *src, int *err)
 {
 	struct mpdt_txmsg *m = kmem_cache_zalloc(mpdt_txmsg_cache,
 						 GFP_KERNEL_ACCOUNT);
 
 	*err = -ENOMEM;
+	src->bvec = NULL;
+	src->nbvec = 0;
 	if (!m)
 		return NULL;
 	m->core.len = len;
@@ -530,7 +647,7 @@ struct mpdt_txmsg *mpdt_txmsg_new(struct mpdt_sock *msk, struct msghdr *msg,
 					   GFP_KERNEL_ACCOUNT);
 		*err = m->chunks ? reserve(msk, m) : -ENOMEM;
 		if (!*err)
-			*err = copy_in(m, &msg->msg_iter);
+			*err = fill_or_defer(m, &msg->msg_iter, src);
 		if (*err) {
 			mpdt_txmsg_destroy(msk, m);
 			return NULL;

@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -1663,6 +1664,57 @@ TEST(many_messages_keep_their_boundaries)
 		EXPECT_EQ(0, seen[idx]);
 		seen[idx] = 1;
 	}
+	free(buf);
+}
+
+/* A long message is queued before its bytes are in and copied while its
+ * first pieces go (txmsg.c), so its buffer is taken first: one that
+ * faults half way fails with EFAULT before anything is queued, and the
+ * socket goes on.  A message gathered from several buffers, pieces
+ * straddling them, arrives as itself.
+ */
+TEST(a_long_message_from_a_bad_buffer_fails_first)
+{
+	size_t page = sysconf(_SC_PAGESIZE), n = 1 << 20;
+	int a = mk_bound(PORT(0)), b = mk_bound(PORT(1));
+	struct sockaddr_in to = lo(PORT(1));
+	uint8_t *map, *buf = malloc(n);
+	size_t cut[4] = { 0, 100001, 700000, n };
+	struct iovec iov[3];
+	struct msghdr mh = {
+		.msg_name = &to, .msg_namelen = sizeof(to),
+		.msg_iov = iov, .msg_iovlen = 3,
+	};
+	int i;
+
+	ASSERT_LE(0, a);
+	ASSERT_LE(0, b);
+	ASSERT_NE(NULL, buf);
+	set_rcvtimeo(b, 30000);
+	map = mmap(NULL, n, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, map);
+	memset(map, 1, n);
+	ASSERT_EQ(0, munmap(map + n / 2, page));
+	EXPECT_EQ(-1, send_to(a, map, n, PORT(1), 0));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(0, sock_mem(a, SK_MEMINFO_WMEM_QUEUED));
+
+	fill(buf, n, 7);
+	for (i = 0; i < 3; i++) {
+		iov[i].iov_base = buf + cut[i];
+		iov[i].iov_len = cut[i + 1] - cut[i];
+	}
+	ASSERT_EQ((ssize_t)n, sendmsg(a, &mh, 0));
+	memset(buf, 0, n);
+	ASSERT_EQ((ssize_t)n, recv(b, buf, n, 0));
+	EXPECT_EQ(7, check(buf, n));
+	/* The faulting message never reached the peer. */
+	EXPECT_EQ(-1, recv(b, buf, n, MSG_DONTWAIT));
+	EXPECT_EQ(EAGAIN, errno);
+	ASSERT_EQ(0, wait_acked(a, PORT(1), 1, 30000));
+	munmap(map, n / 2);
+	munmap(map + n / 2 + page, n / 2 - page);
 	free(buf);
 }
 

@@ -2557,6 +2557,77 @@ TEST(a_message_keeps_the_cut_it_came_with)
 	sim_free(s);
 }
 
+/* The glue queues a long message before its bytes are in and copies it
+ * a piece at a time (txmsg.c): only the packets in place go, the rest as
+ * each piece comes, and the message arrives whole.  Until the next piece
+ * is in, the copy limits the sender: the path's rate sample says so, as
+ * it says when the application has nothing queued.
+ */
+TEST(a_message_goes_as_its_pieces_come_in)
+{
+	struct mpdt_params p = default_params();
+	struct sim *s = sim_new(&p, mpdt_lb_find("reps"),
+				mpdt_cc_find("smartt"), 21);
+	const u32 mss = p.payload;
+	struct node *a = &s->n[0];
+	struct report rep;
+	struct tmsg *t;
+
+	t = node_add(a, 10 * mss - 7);
+	t->m.missing = t->m.len;
+	node_pump(a);
+	EXPECT_EQ(0, a->tx_new);
+	mpdt_eng_msg_ready(&a->eng, &t->m, 4 * mss, s->now);
+	EXPECT_EQ(4, a->tx_new);
+	/* Their SACKs come; nothing more goes, nothing is due. */
+	EXPECT_TRUE(sim_run(s, T0 + UNIT_SEC(1)));
+	EXPECT_EQ(4, a->tx_new);
+	EXPECT_EQ(4, t->m.acked);
+	EXPECT_TRUE(a->eng.path.app_limited);
+	mpdt_eng_msg_ready(&a->eng, &t->m, t->m.missing, s->now);
+	EXPECT_EQ(10, a->tx_new);
+	/* check_run(): ten new DATA, each received once, one message. */
+	EXPECT_STREQ("", check_run(s, sim_run(s, T0 + UNIT_SEC(2)), &rep));
+	EXPECT_EQ(0, a->tx_retx);
+	sim_free(s);
+}
+
+/* A piece is at least MPDT_ENG_PIECE_BYTES, in whole MCC chunks (§4), so
+ * that no chunk is timed with its copy; a message the congestion control
+ * times whole is one piece.
+ */
+TEST(pieces_are_whole_chunks_and_whole_timed_messages)
+{
+	struct mpdt_params p = default_params();
+	const u32 mss = p.payload, min = DIV_ROUND_UP(MPDT_ENG_PIECE_BYTES, mss);
+	struct sim *s = sim_new(&p, &stub_lb, &chunk_cc, 22);
+	struct node *a = &s->n[0];
+	struct tmsg *t;
+
+	t = node_add(a, 200 * mss);
+	t->m.missing = t->m.len;
+	node_pump(a);
+	ASSERT_EQ(3, t->m.chunk_pkts);
+	EXPECT_EQ(DIV_ROUND_UP(min, 3) * 3, mpdt_eng_piece_pkts(&a->eng, &t->m));
+	sim_free(s);
+
+	s = sim_new(&p, &stub_lb, &stub_cc, 23);
+	a = &s->n[0];
+	t = node_add(a, 200 * mss);
+	t->m.missing = t->m.len;
+	node_pump(a);
+	EXPECT_EQ(200, mpdt_eng_piece_pkts(&a->eng, &t->m));
+	sim_free(s);
+
+	s = sim_new(&p, &stub_lb, mpdt_cc_find("smartt"), 24);
+	a = &s->n[0];
+	t = node_add(a, 200 * mss);
+	t->m.missing = t->m.len;
+	node_pump(a);
+	EXPECT_EQ(min, mpdt_eng_piece_pkts(&a->eng, &t->m));
+	sim_free(s);
+}
+
 /* A spoofed packet with a wrong nonce is not the peer heard: it neither
  * keeps an idle incarnation the peer may have forgotten (the next message
  * still starts a new one after the quiet time) nor counts as recent for
