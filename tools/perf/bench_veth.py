@@ -41,7 +41,8 @@ PATH = ("srtt_us", "base_rtt_us", "bdp", "cwnd", "delivery_rate")
 # /proc/net/mpdt_stats counters reported per MiB received.
 PER_MIB = ("tx_packets", "tx_data", "tx_sack", "tx_gso", "retx_ooo",
            "retx_probe", "retx_rto", "retx_nack", "rx_dup_data",
-           "drop_no_buffer", "rto", "rto_undone")
+           "drop_no_buffer", "rto", "rto_undone", "tx_pages_reused",
+           "rx_copied")
 
 
 def sh(*cmd, **kw):
