@@ -633,10 +633,10 @@ static bool send_new(struct mpdt_eng *e, u64 now)
 	chunk_sent(e, m, at);
 	if (++m->sent == m->npkts)
 		e->tx_next = msg_after(e, m);
-	/* Ask for a SACK when nothing more is queued instead of waiting for
-	 * the coalescing threshold or a probe.
+	/* Ask for a SACK when nothing more is queued, or in place yet,
+	 * instead of waiting for the coalescing threshold or a probe.
 	 */
-	if (!e->tx_next || e->peer_full || window_starves_acks(e, len))
+	if (nothing_to_send(e) || e->peer_full || window_starves_acks(e, len))
 		flags |= MPDT_F_AR;
 	if (e->burst_flowlet)
 		flags |= MPDT_F_FLOWLET;

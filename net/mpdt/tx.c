@@ -65,7 +65,8 @@ static int queue_locked(struct mpdt_sock *msk, const struct mpdt_addr *peer,
 
 /* Copy @m in from @src a piece at a time, each sent as soon as it is in
  * place.  If the engine lets go of @m meanwhile (the peer failed, the
- * connection went), the copy stops there.
+ * connection went), the copy stops there: the piece being copied is the
+ * only one written after sk_wmem_queued no longer counts the message.
  */
 static void fill(struct mpdt_sock *msk, struct mpdt_txmsg *m,
 		 struct mpdt_txsrc *src, u32 piece)
@@ -83,6 +84,8 @@ static void fill(struct mpdt_sock *msk, struct mpdt_txmsg *m,
 					   mpdt_now());
 		spin_unlock_bh(&msk->lock);
 		mpdt_xmit_queued(msk);
+		/* A copy from pages has none of a user copy's might_fault(). */
+		cond_resched();
 	}
 	mpdt_txmsg_put(msk, m);
 }
@@ -97,7 +100,7 @@ int mpdt_conn_send(struct mpdt_sock *msk, const struct mpdt_addr *peer,
 {
 	bool copying = m->core.missing;	/* once queued, @m is the engine's */
 	struct tx_ring ring = {};
-	u32 piece;
+	u32 piece = 0;
 	int err;
 
 	for (;;) {

@@ -509,7 +509,7 @@ static void packet_walk_init(struct laid_walk *w, const struct mpdt_txmsg *m,
 }
 
 /* The payloads of the packets in message bytes [at, at + len), each
- * after its slot; @at is a packet's start.
+ * after its slot; @at is a packet's start.  @from NULL: zeros.
  */
 static int copy_in(struct mpdt_txmsg *m, struct iov_iter *from, u32 at,
 		   u32 len)
@@ -521,9 +521,12 @@ static int copy_in(struct mpdt_txmsg *m, struct iov_iter *from, u32 at,
 	for (off = at; off < at + len; off += plen) {
 		plen = min(m->core.mss, m->core.len - off);
 		packet_walk_init(&w, m, off, plen, false);
-		while (laid_walk_next(&w, &page, &poff, &n))
-			if (copy_page_from_iter(page, poff, n, from) != n)
+		while (laid_walk_next(&w, &page, &poff, &n)) {
+			if (!from)
+				memzero_page(page, poff, n);
+			else if (copy_page_from_iter(page, poff, n, from) != n)
 				return -EFAULT;
+		}
 	}
 	return 0;
 }
@@ -539,15 +542,21 @@ void mpdt_txsrc_release(struct mpdt_txsrc *src)
 	src->nbvec = 0;
 }
 
-/* @n bytes of pages[], the first from @start on, after the others. */
-static void txsrc_add(struct mpdt_txsrc *src, struct page **pages, size_t n,
-		      size_t start)
+/* @n bytes of pages[], the first from @start on, after the others, in a
+ * bvec[] of @max (their count, iov_iter_npages()).
+ */
+static void txsrc_add(struct mpdt_txsrc *src, u32 max, struct page **pages,
+		      size_t n, size_t start)
 {
 	struct bio_vec *bv;
 	size_t k;
 
 	for (; n; n -= k, start = 0) {
 		k = min_t(size_t, n, PAGE_SIZE - start);
+		if (WARN_ON_ONCE(src->nbvec == max)) {
+			put_page(*pages++);
+			continue;
+		}
 		bv = &src->bvec[src->nbvec++];
 		bv->bv_page = *pages++;
 		bv->bv_len = k;
@@ -579,7 +588,7 @@ static bool txsrc_take(struct mpdt_txsrc *src, struct iov_iter *from,
 			mpdt_txsrc_release(src);
 			return false;
 		}
-		txsrc_add(src, pages, n, start);
+		txsrc_add(src, max, pages, n, start);
 		got += n;
 	}
 	iov_iter_bvec(&src->iter, ITER_SOURCE, src->bvec, src->nbvec, len);
@@ -587,7 +596,8 @@ static bool txsrc_take(struct mpdt_txsrc *src, struct iov_iter *from,
 }
 
 /* Copying from the sender's pages, or from kernel memory, cannot fault:
- * once the message is queued, its copy cannot fail.
+ * once the message is queued, its copy cannot fail.  @from ends past the
+ * message either way, as the caller's copy would leave it.
  */
 static bool txsrc_init(struct mpdt_txsrc *src, struct iov_iter *from,
 		       size_t len)
@@ -595,6 +605,7 @@ static bool txsrc_init(struct mpdt_txsrc *src, struct iov_iter *from,
 	if (user_backed_iter(from))
 		return txsrc_take(src, from, len);
 	src->iter = *from;
+	iov_iter_advance(from, len);
 	return true;
 }
 
@@ -614,15 +625,15 @@ static int fill_or_defer(struct mpdt_txmsg *m, struct iov_iter *from,
 	return copy_in(m, from, 0, len);
 }
 
+/* Queued, the message cannot be taken back, and a short copy would send
+ * whatever its pages held before; txsrc_init() rules one out, and if it
+ * came anyway the piece goes as zeros.
+ */
 void mpdt_txmsg_copy(struct mpdt_txmsg *m, struct mpdt_txsrc *src, u32 at,
 		     u32 len)
 {
-	int err = copy_in(m, &src->iter, at, len);
-
-	/* Queued, the message cannot be taken back: a short copy would send
-	 * whatever the pages held.  txsrc_init() rules it out.
-	 */
-	WARN_ON_ONCE(err);
+	if (WARN_ON_ONCE(copy_in(m, &src->iter, at, len)))
+		copy_in(m, NULL, at, len);
 }
 
 struct mpdt_txmsg *mpdt_txmsg_new(struct mpdt_sock *msk, struct msghdr *msg,

@@ -2557,11 +2557,27 @@ TEST(a_message_keeps_the_cut_it_came_with)
 	sim_free(s);
 }
 
+/* The flags of the @i-th DATA node @n logged, or -1. */
+static int data_flags(const struct node *n, u32 i)
+{
+	const char *at = n->log;
+	u32 psn, flags;
+
+	while ((at = strstr(at, "xmit DATA psn="))) {
+		if (sscanf(at, "xmit DATA psn=%u flags=0x%x", &psn, &flags) == 2 &&
+		    !i--)
+			return flags;
+		at++;
+	}
+	return -1;
+}
+
 /* The glue queues a long message before its bytes are in and copies it
  * a piece at a time (txmsg.c): only the packets in place go, the rest as
  * each piece comes, and the message arrives whole.  Until the next piece
- * is in, the copy limits the sender: the path's rate sample says so, as
- * it says when the application has nothing queued.
+ * is in, the copy limits the sender: the last packet in place asks for a
+ * SACK, and the path's rate sample says so, as when the application has
+ * nothing queued.
  */
 TEST(a_message_goes_as_its_pieces_come_in)
 {
@@ -2577,8 +2593,12 @@ TEST(a_message_goes_as_its_pieces_come_in)
 	t->m.missing = t->m.len;
 	node_pump(a);
 	EXPECT_EQ(0, a->tx_new);
+	a->logging = true;
 	mpdt_eng_msg_ready(&a->eng, &t->m, 4 * mss, s->now);
-	EXPECT_EQ(4, a->tx_new);
+	ASSERT_EQ(4, a->tx_new);
+	EXPECT_EQ(MPDT_F_AR, data_flags(a, 3) & MPDT_F_AR);
+	EXPECT_EQ(0, data_flags(a, 2) & MPDT_F_AR);
+	a->logging = false;
 	/* Their SACKs come; nothing more goes, nothing is due. */
 	EXPECT_TRUE(sim_run(s, T0 + UNIT_SEC(1)));
 	EXPECT_EQ(4, a->tx_new);
