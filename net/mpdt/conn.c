@@ -279,14 +279,21 @@ static struct mpdt_conn *conn_alloc(struct mpdt_sock *msk, gfp_t gfp)
 	c = kmem_cache_zalloc(mpdt_conn_cache, gfp);
 	if (!c)
 		return NULL;
+	/* Before the engine's init, which clears the bitmap: a peer's
+	 * packet allocates it in softirq, where it may fail.
+	 */
 	rx_bits = kzalloc(window / 8, gfp);
+	if (!rx_bits) {
+		kmem_cache_free(mpdt_conn_cache, c);
+		return NULL;
+	}
 	mpdt_eng_init(&c->eng, &conn_eng_ops, &msk->mn->params, rx_bits,
 		      window, mpdt_now());
 	c->eng.cc.ops = cc;
 	c->eng.cc.priv = algo_priv(cc->priv_size, gfp);
 	if (lb_alloc(&c->eng.lb, READ_ONCE(msk->lb) ?: READ_ONCE(msk->mn->lb),
 		     &msk->mn->params, gfp) ||
-	    !rx_bits || (cc->priv_size && !c->eng.cc.priv)) {
+	    (cc->priv_size && !c->eng.cc.priv)) {
 		conn_free(c);
 		return NULL;
 	}

@@ -60,11 +60,16 @@ extern const unsigned int mpdt_param_count;
 /* The UDP source port of entropy @ev.  Replies echo the peer's entropy,
  * which the peer chose in its own range: folded into ours, so that no
  * value a peer sends can make port 0 or leave [entropy-base,
- * entropy-base + entropies), which the operator opened.
+ * entropy-base + entropies), which the operator opened.  The two are
+ * read apart while an operator may be changing both: an old count with a
+ * new base is held to the ports from that base up, never past 65535
+ * into 0.
  */
 static inline u16 mpdt_ev_port(u32 entropy_base, u32 entropies, u16 ev)
 {
-	return entropy_base + ev % max(1U, entropies);
+	u32 base = clamp(entropy_base, 1U, 65535U);
+
+	return base + ev % clamp(entropies, 1U, 65536 - base);
 }
 
 static inline u32 *mpdt_param_field(struct mpdt_params *p,

@@ -123,6 +123,18 @@ static unsigned int steer_cpu(const struct mpdt_addr *local,
 			   cpu_online_mask);
 }
 
+/* The socket, for the queued skb: input.c found it under RCU without a
+ * reference, and close() may have put its last one since (it unbinds the
+ * port first, but a lookup can come before that).  Memory freed only after
+ * a grace period (SOCK_RCU_FREE) may still be read, not held: such an skb
+ * is handled where it came in, under the socket's lock, which says it is
+ * closing.
+ */
+static bool steer_hold(struct mpdt_sock *msk)
+{
+	return refcount_inc_not_zero(&msk->inet.sk.sk_refcnt);
+}
+
 bool mpdt_steer(struct mpdt_sock *msk, struct sk_buff *skb,
 		const struct mpdt_addr *local, const struct mpdt_addr *peer)
 {
@@ -142,12 +154,12 @@ bool mpdt_steer(struct mpdt_sock *msk, struct sk_buff *skb,
 	if (cpu == smp_processor_id() && skb_queue_empty_lockless(&sc->queue))
 		return false;
 	spin_lock(&sc->queue.lock);
-	if (skb_queue_len(&sc->queue) >= MPDT_STEER_QLEN) {
+	if (skb_queue_len(&sc->queue) >= MPDT_STEER_QLEN ||
+	    !steer_hold(msk)) {
 		spin_unlock(&sc->queue.lock);
 		return false;
 	}
 	skb_orphan(skb);
-	sock_hold(&msk->inet.sk);
 	skb->sk = &msk->inet.sk;
 	skb->destructor = sock_efree;
 	/* Valid only in the softirq that received it (input.c rcv_dev()). */

@@ -344,4 +344,32 @@ TEST(every_lb_survives_hostile_parameters)
 	}
 }
 
+/* The source port of every entropy value, for any pair of entropy-base
+ * and entropies: a valid pair's range, and never port 0 or past 65535
+ * for a pair read while an operator changes both (a new base with an old
+ * count: 60000 + 64000 wrapped to 0 before).
+ */
+TEST(entropy_ports_stay_in_range_whatever_pair_is_read)
+{
+	static const u32 pairs[][2] = {
+		{ 49152, 256 }, { 1, 65535 }, { 65535, 1 },
+		{ 60000, 64000 }, { 65535, 65535 }, { 0, 0 }, { 70000, 9 },
+	};
+	unsigned int i, ev;
+
+	for (i = 0; i < ARRAY_SIZE(pairs); i++) {
+		u32 base = pairs[i][0], n = pairs[i][1], lo, hi, bad = 0;
+
+		lo = clamp(base, 1U, 65535U);
+		hi = base >= 1 && base + n <= 65536 ? base + n : 65536;
+		for (ev = 0; ev <= 0xffff; ev++) {
+			u32 port = mpdt_ev_port(base, n, ev);
+
+			bad += port < lo || port >= hi;
+		}
+		EXPECT_EQ(0U, bad) TH_LOG("entropy-base %u, entropies %u",
+					  base, n);
+	}
+}
+
 TEST_HARNESS_MAIN
