@@ -18,7 +18,11 @@
  * every byte arrived instead of failing with ETIMEDOUT.  It holds no
  * message and takes no new data.
  *
- * A new bind() of the port ends either at once.
+ * A new bind() of the port takes it over (netns.c port_take()): nothing
+ * reaches the old socket any more.  In time-wait it answers nobody from
+ * then on; draining, it hears no SACK, and its messages go as when their
+ * peers fail (the retry limit) or nothing is acknowledged for the drain
+ * limit, whichever comes first.
  */
 #include "protocol.h"
 
@@ -194,6 +198,7 @@ void mpdt_close_finish(struct mpdt_sock *msk)
 static void drain_end(struct mpdt_sock *msk, u64 now)
 {
 	tw_enter_locked(msk, now, tw_time(msk, now));
+	smp_wmb();	/* time_wait before draining: mpdt_sock_closed() */
 	WRITE_ONCE(msk->draining, false);
 	drain_uncharge(msk);
 }

@@ -369,6 +369,7 @@ void mpdt_conn_destroy_all(struct mpdt_sock *msk)
 		hash_del(&c->host_node);
 		mpdt_conn_destroy(c);
 	}
+	INIT_LIST_HEAD(&msk->conn_lru);
 	msk->nconns = 0;
 }
 

@@ -156,10 +156,17 @@ static inline struct mpdt_sock *mpdt_sk(const struct sock *sk)
 	return (struct mpdt_sock *)sk;
 }
 
-/* close() was called, but the socket lives on (close.c). */
+/* close() was called, but the socket lives on (close.c).  Also read
+ * without the socket's lock, by a bind() that takes the port over: the
+ * end of a drain sets time_wait before it clears draining, so draining is
+ * read first, and one of the two is always seen set.
+ */
 static inline bool mpdt_sock_closed(const struct mpdt_sock *msk)
 {
-	return READ_ONCE(msk->time_wait) || READ_ONCE(msk->draining);
+	if (READ_ONCE(msk->draining))
+		return true;
+	smp_rmb();	/* pairs with drain_end()'s smp_wmb() */
+	return READ_ONCE(msk->time_wait);
 }
 
 /* An AF_INET6 socket: inet6_create() expects ipv6_pinfo at the end. */
