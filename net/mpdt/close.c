@@ -20,9 +20,7 @@
  *
  * A new bind() of the port takes it over (netns.c port_take()): nothing
  * reaches the old socket any more.  In time-wait it answers nobody from
- * then on; draining, it hears no SACK, and its messages go as when their
- * peers fail (the retry limit) or nothing is acknowledged for the drain
- * limit, whichever comes first.
+ * then on; a drain gives up at once.
  */
 #include "protocol.h"
 
@@ -203,14 +201,38 @@ static void drain_end(struct mpdt_sock *msk, u64 now)
 	drain_uncharge(msk);
 }
 
+/* The drain gives up: its messages go, and it waits out time-wait. */
+static void drain_abandon(struct mpdt_sock *msk, u64 now)
+{
+	struct mpdt_conn *c;
+	int bkt;
+
+	mpdt_stat_inc(msk->mn, MPDT_STAT_CLOSE_ABANDONED);
+	hash_for_each(msk->conns, bkt, c, node)
+		mpdt_eng_release(&c->eng);
+	drain_end(msk, now);
+}
+
+/* A new bind() took the port (netns.c port_take()): no SACK reaches
+ * this socket any more, and its drain would only retry into silence,
+ * holding its peers' receivers to an incarnation that can no longer
+ * finish.  It gives up now, as when nothing was acknowledged for the
+ * drain limit.
+ */
+void mpdt_close_taken_over(struct mpdt_sock *msk)
+{
+	spin_lock_bh(&msk->lock);
+	if (msk->draining && !msk->closing)
+		drain_abandon(msk, mpdt_now());
+	spin_unlock_bh(&msk->lock);
+}
+
 /* The gc timer of a closed socket, under msk->lock: true once the socket
  * is closing, to be finished by mpdt_close_finish() after the lock.
  */
 bool mpdt_close_gc(struct mpdt_sock *msk, u64 now)
 {
 	u64 quiet, limit = drain_limit_ns(msk->mn);
-	struct mpdt_conn *c;
-	int bkt;
 
 	if (msk->draining) {
 		if (all_sent(msk)) {
@@ -223,10 +245,7 @@ bool mpdt_close_gc(struct mpdt_sock *msk, u64 now)
 				  nsecs_to_jiffies(limit - quiet));
 			return false;
 		}
-		mpdt_stat_inc(msk->mn, MPDT_STAT_CLOSE_ABANDONED);
-		hash_for_each(msk->conns, bkt, c, node)
-			mpdt_eng_release(&c->eng);
-		drain_end(msk, now);
+		drain_abandon(msk, now);
 		return false;
 	}
 	if (now < msk->tw_end_ns) {

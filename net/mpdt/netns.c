@@ -193,9 +193,11 @@ static u16 pick_ephemeral(struct mpdt_net *mn)
 }
 
 /* A port held by a closed socket (draining or in time-wait) is taken
- * over: the new socket is what the port's peers want now.
+ * over: the new socket is what the port's peers want now.  A draining
+ * one is returned in @taken, held, for its drain to end (close.c).
  */
-static int port_take(struct mpdt_net *mn, u16 port)
+static int port_take(struct mpdt_net *mn, u16 port,
+		     struct mpdt_sock **taken)
 {
 	struct mpdt_sock *old = port_find(mn, port);
 
@@ -204,11 +206,15 @@ static int port_take(struct mpdt_net *mn, u16 port)
 	if (!mpdt_sock_closed(old))
 		return -EADDRINUSE;
 	hlist_del_init_rcu(&old->port_node);
+	if (READ_ONCE(old->draining) &&
+	    refcount_inc_not_zero(&old->inet.sk.sk_refcnt))
+		*taken = old;
 	return 0;
 }
 
 /* Bind @msk to @port, or to a free ephemeral port when @port is 0. */
-static int port_bind(struct mpdt_sock *msk, u16 port)
+static int port_bind(struct mpdt_sock *msk, u16 port,
+		     struct mpdt_sock **taken)
 {
 	struct mpdt_net *mn = msk->mn;
 	int err = 0;
@@ -221,7 +227,7 @@ static int port_bind(struct mpdt_sock *msk, u16 port)
 		if (!port)
 			err = -EADDRINUSE;
 	} else {
-		err = port_take(mn, port);
+		err = port_take(mn, port, taken);
 	}
 	if (!err) {
 		msk->port = port;
@@ -234,14 +240,19 @@ static int port_bind(struct mpdt_sock *msk, u16 port)
 
 int mpdt_net_bind(struct mpdt_sock *msk, u16 port)
 {
+	struct mpdt_sock *taken = NULL;
 	struct mpdt_net *mn = msk->mn;
 	int err;
 
 	mutex_lock(&mn->lock);
 	err = tunnel_get(mn);
 	if (!err)
-		err = port_bind(msk, port);
+		err = port_bind(msk, port, &taken);
 	mutex_unlock(&mn->lock);
+	if (taken) {
+		mpdt_close_taken_over(taken);
+		sock_put(&taken->inet.sk);
+	}
 	return err;
 }
 

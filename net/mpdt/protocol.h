@@ -401,6 +401,7 @@ void mpdt_rmem_reclaim_final(struct mpdt_sock *msk);
 bool mpdt_close_linger_on(struct mpdt_sock *msk, bool abort);
 void mpdt_close_progress(struct mpdt_sock *msk);
 bool mpdt_close_gc(struct mpdt_sock *msk, u64 now);
+void mpdt_close_taken_over(struct mpdt_sock *msk);
 void mpdt_close_finish(struct mpdt_sock *msk);
 
 /* input.c */

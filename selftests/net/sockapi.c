@@ -1362,6 +1362,34 @@ static int wait_no_sockets(const char *cli, char *out, size_t len,
  * room (mpdt(7), "Closing").  Its own netns, max-retries 3 and every RTO
  * 600 ms (rto-min-us = rto-max-us): the drain lasts 2.4 s, no less.
  */
+/* In its own netns, where a peer that never answers fails after
+ * max-retries 3 timeouts of 600 ms (rto-min-us = rto-max-us), a socket on
+ * PORT(0) that sent it 100000 bytes of @buf; -1 if the netns is not to
+ * be had (the test is skipped) or that failed (the test fails).
+ */
+static int sent_to_dead_peer(struct __test_metadata *_metadata,
+			     const char *cli, const uint8_t *buf)
+{
+	ssize_t n;
+	int a;
+
+	if (!own_netns_with(_metadata, cli, "max-retries", "3",
+			    "rto-min-us", "600000", "rto-max-us", "600000",
+			    NULL))
+		return -1;
+	a = mk_bound(PORT(0));
+	EXPECT_LE(0, a);
+	if (a < 0)
+		return -1;
+	n = send_to(a, buf, 100000, DEAD_PORT, 0);
+	EXPECT_EQ(100000, n);
+	if (n != 100000) {
+		close(a);
+		return -1;
+	}
+	return a;
+}
+
 TEST(close_without_linger_dead_peer_gives_up)
 {
 	const char *cli = getenv("MPDT_CLI");
@@ -1370,13 +1398,9 @@ TEST(close_without_linger_dead_peer_gives_up)
 	double t0, end;
 	int a;
 
-	if (!own_netns_with(_metadata, cli, "max-retries", "3",
-			    "rto-min-us", "600000", "rto-max-us", "600000",
-			    NULL))
+	a = sent_to_dead_peer(_metadata, cli, buf);
+	if (a < 0)
 		return;
-	a = mk_bound(PORT(0));
-	ASSERT_LE(0, a);
-	ASSERT_EQ(100000, send_to(a, buf, 100000, DEAD_PORT, 0));
 	ASSERT_EQ(5, send_to(a, "hello", 5, DEAD_PORT, 0));
 	t0 = now();
 	ASSERT_EQ(0, close(a));
@@ -1400,6 +1424,41 @@ TEST(close_without_linger_dead_peer_gives_up)
 	EXPECT_EQ(0, wait_no_sockets(cli, out, sizeof(out), 10))
 		TH_LOG("still there: %s", out);
 	EXPECT_EQ(0, netns_stat("time_wait"));
+	free(buf);
+}
+
+/*
+ * A new bind() of a draining socket's port takes it over, and the drain
+ * gives up at once (close_abandoned): no SACK would reach it any more,
+ * and its retries would only hold the peer to an incarnation that cannot
+ * finish.  The setting above, where the drain lasts 2.4 s: the bind ends
+ * it before its first timeout, or right after it.
+ */
+TEST(bind_over_a_draining_socket_ends_the_drain)
+{
+	const char *cli = getenv("MPDT_CLI");
+	uint8_t *buf = calloc(1, 100000);
+	char out[4096];
+	int a, b;
+
+	a = sent_to_dead_peer(_metadata, cli, buf);
+	if (a < 0)
+		return;
+	ASSERT_EQ(0, close(a));
+	EXPECT_EQ(1, netns_stat("close_drain"));
+	b = mk_bound(PORT(0));
+	ASSERT_LE(0, b);
+	EXPECT_EQ(1, netns_stat("close_abandoned"));
+	/* Longer than the drain would have lasted: no failure, and no
+	 * timeout after the bind (one before it would need the 600 ms RTO
+	 * to pass between send_to() and bind()).
+	 */
+	usleep(3000000);
+	EXPECT_GE(1, netns_stat("rto"));
+	EXPECT_EQ(0, netns_stat("conn_failed"));
+	ASSERT_EQ(0, run(out, sizeof(out), cli, "sock", NULL));
+	EXPECT_EQ(NULL, strstr(out, "state draining")) TH_LOG("mpdt sock: %s", out);
+	EXPECT_EQ(0, close(b));
 	free(buf);
 }
 

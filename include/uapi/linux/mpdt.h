@@ -254,7 +254,7 @@ enum mpdt_stat {
 	MPDT_STAT_TIME_WAIT,
 	MPDT_STAT_RTO_UNDONE,		/* spurious RTO: its losses taken back */
 	MPDT_STAT_CLOSE_DRAIN,		/* closed, delivering in the background */
-	MPDT_STAT_CLOSE_ABANDONED,	/* ... gave up: no progress */
+	MPDT_STAT_CLOSE_ABANDONED,	/* ... gave up: no progress, port taken */
 	MPDT_STAT_TX_GSO,		/* skbs of two or more DATA packets */
 	MPDT_STAT_RX_COPIED,		/* payloads copied, not held (rx.c) */
 	MPDT_STAT_CLOSE_DRAIN_LIMIT,	/* closed over drain_mem: dropped */
