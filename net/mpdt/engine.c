@@ -1100,6 +1100,25 @@ u64 mpdt_eng_reassembly_ns(const struct mpdt_params *p)
 	return max(retrying, MPDT_REASSEMBLY_MIN_NS);
 }
 
+/* How far a partial message is behind the least progress a full receiver
+ * asks of its sender (wire-format.rst 8): its whole length within the
+ * reassembly time, from its admission.  Being heard is not progress: one
+ * spoofed DATA packet may declare 16 MiB, and a PROBE per quiet time
+ * keeps its incarnation heard for ever (mpdt_eng_rx_expire() never
+ * fires).  A live sender moves its message that fast on any path but a
+ * crawl; slower, while others wait for the room, it is taken for one
+ * that is gone.  Bytes, 0 when on time.
+ */
+u32 mpdt_eng_rx_lag(const struct mpdt_eng *e, const struct mpdt_reasm *ra,
+		    u64 now)
+{
+	u64 span = mpdt_eng_reassembly_ns(e->params);
+	u64 due = mpdt_mul_div(ra->len, min(since(now, ra->started_ns), span),
+			       span);
+
+	return due > ra->rcvd ? due - ra->rcvd : 0;
+}
+
 /* Forget the current incarnation and refuse its packets from now on. */
 static void rx_retire(struct mpdt_eng *e)
 {
@@ -1125,6 +1144,17 @@ bool mpdt_eng_rx_expire(struct mpdt_eng *e, u64 now)
 	e->ops->count(e, MPDT_STAT_RX_MSG_EXPIRED, e->rx_partial);
 	rx_retire(e);
 	return true;
+}
+
+/* The receive buffer is full and this incarnation holds the message that
+ * lags most: its partial messages go, and the incarnation is retired as
+ * an expired one is, so that a live sender fails the peer instead of
+ * waiting for bytes the receiver dropped.
+ */
+void mpdt_eng_rx_evict(struct mpdt_eng *e)
+{
+	e->ops->count(e, MPDT_STAT_RX_MSG_EVICTED, e->rx_partial);
+	rx_retire(e);
 }
 
 /* A DATA or PROBE with a nonce we have not seen is a new incarnation of the
@@ -1246,7 +1276,8 @@ static void note_reordering(struct mpdt_eng *e, const struct mpdt_pkt *pkt)
  * with *@nack set (or 0: drop silently) if there is none.
  */
 static struct mpdt_reasm *rx_message(struct mpdt_eng *e,
-				     const struct mpdt_data *d, u8 *nack)
+				     const struct mpdt_data *d, u64 now,
+				     u8 *nack)
 {
 	struct mpdt_reasm *ra = e->ops->rx_find(e, d->msg_id);
 
@@ -1267,6 +1298,7 @@ static struct mpdt_reasm *rx_message(struct mpdt_eng *e,
 		*nack = MPDT_NACK_NO_BUFFER;
 		return NULL;
 	}
+	ra->started_ns = now;
 	e->rx_partial++;
 	return ra;
 }
@@ -1282,7 +1314,7 @@ static void rx_deliver(struct mpdt_eng *e, struct mpdt_reasm *ra)
 
 /* Place a new packet; returns the NACK code to answer with, or 0. */
 static u8 rx_accept(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
-		    const void *payload, struct mpdt_rx_arrival *a)
+		    const void *payload, u64 now, struct mpdt_rx_arrival *a)
 {
 	const struct mpdt_data *d = &pkt->data;
 	struct mpdt_reasm *ra;
@@ -1293,7 +1325,7 @@ static u8 rx_accept(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
 		count(e, MPDT_STAT_DROP_TRIMMED);
 		return MPDT_NACK_TRIMMED;
 	}
-	ra = rx_message(e, d, &nack);
+	ra = rx_message(e, d, now, &nack);
 	if (!ra)
 		return nack;
 	/* A packet off the grid, or bytes another PSN already brought, is
@@ -1345,7 +1377,7 @@ static bool on_data(struct mpdt_eng *e, const struct mpdt_pkt *pkt, bool ce,
 		count(e, MPDT_STAT_RX_DUP_DATA);
 	} else {
 		note_reordering(e, pkt);
-		nack = rx_accept(e, pkt, payload, &a);
+		nack = rx_accept(e, pkt, payload, now, &a);
 		if (nack) {
 			send_nack(e, pkt, d->psn, nack, ce ? MPDT_F_CE : 0);
 			return true;

@@ -283,6 +283,13 @@ void mpdt_eng_time_wait(struct mpdt_eng *e);
  * sender can retry; returns true if it did (its messages are dropped).
  */
 bool mpdt_eng_rx_expire(struct mpdt_eng *e, u64 now);
+/* Bytes a partial message of this incarnation is behind its whole length
+ * per reassembly time; 0 when on time.
+ */
+u32 mpdt_eng_rx_lag(const struct mpdt_eng *e, const struct mpdt_reasm *ra,
+		    u64 now);
+/* Drop the incarnation's partial messages to make room, and retire it. */
+void mpdt_eng_rx_evict(struct mpdt_eng *e);
 /* The peer may still wait for our last SACK. */
 bool mpdt_eng_peer_may_wait(const struct mpdt_eng *e, u64 now);
 /* No message queued or being assembled: nothing to lose. */

@@ -127,6 +127,7 @@ struct mpdt_sock {
 	DECLARE_HASHTABLE(host_conns, MPDT_CONN_HASH_BITS); /* by address */
 	struct list_head conn_lru;	/* least recently heard from first */
 	struct timer_list gc_timer;	/* partial messages, idle conns */
+	struct list_head rx_partial;	/* incomplete ones, oldest first */
 	struct list_head rx_ready;	/* complete struct mpdt_rxmsg */
 	/* The host's queues (hostq.c): the connections waiting for them,
 	 * and the socket's limit there, set by @tx_limit_by.
@@ -206,7 +207,8 @@ struct mpdt_txmsg {
 struct mpdt_rxmsg {
 	struct mpdt_reasm ra;
 	struct hlist_node hnode;	/* conn->rx_msgs while incomplete */
-	struct list_head node;		/* msk->rx_ready once complete */
+	struct list_head node;		/* msk->rx_partial, then rx_ready */
+	struct mpdt_conn *conn;		/* the sender's, while incomplete */
 	u32 npages;
 	u32 charged;			/* bytes of sk_rmem_alloc */
 	struct mpdt_addr from;

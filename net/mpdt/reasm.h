@@ -25,6 +25,7 @@ struct mpdt_reasm {
 	u32 last_off;			/* offset of the last segment ... */
 	bool have_last;			/* ... if it arrived before @seg */
 	u64 *segs;			/* mpdt_reasm_words(len) words */
+	u64 started_ns;			/* admitted (the engine's clock) */
 };
 
 /* u64 words of segment bitmap a message of @len bytes needs. */

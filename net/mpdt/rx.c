@@ -73,22 +73,37 @@ static u32 rxmsg_share(int rcvbuf, bool holding)
 	return rcvbuf / 2 + (holding ? rcvbuf / 16 : 0);
 }
 
+/* The socket has no room for @need more bytes (an empty one has). */
+static bool rxmsg_sock_full(const struct mpdt_conn *c, u32 need)
+{
+	const struct sock *sk = &c->msk->inet.sk;
+	int rmem = atomic_read(&sk->sk_rmem_alloc);
+
+	return rmem && rmem + need > READ_ONCE(sk->sk_rcvbuf);
+}
+
+/* @need more bytes would take the peer over its share (a peer holding
+ * nothing may always start one message).
+ */
+static bool rxmsg_over_share(const struct mpdt_conn *c, u32 need,
+			     bool holding)
+{
+	int rcvbuf = READ_ONCE(c->msk->inet.sk.sk_rcvbuf);
+
+	return c->rx_reserved &&
+	       c->rx_reserved + need > rxmsg_share(rcvbuf, holding);
+}
+
 /* Room for @need more bytes, for a message or @holding a payload: the
- * socket's, and this peer's share of it (a peer holding nothing may
- * always start one message).  Returns 0, with @need reserved for
- * rxmsg_charge(), or the drop counter.
+ * socket's, and this peer's share of it.  Returns 0, with @need reserved
+ * for rxmsg_charge(), or the drop counter.
  */
 static enum mpdt_stat rxmsg_room(struct mpdt_conn *c, u32 need,
 				 bool holding)
 {
-	struct sock *sk = &c->msk->inet.sk;
-	int rmem = atomic_read(&sk->sk_rmem_alloc);
-	int rcvbuf = READ_ONCE(sk->sk_rcvbuf);
-
-	if (rmem && rmem + need > rcvbuf)
+	if (rxmsg_sock_full(c, need))
 		return MPDT_STAT_DROP_NO_BUFFER;
-	if (c->rx_reserved &&
-	    c->rx_reserved + need > rxmsg_share(rcvbuf, holding))
+	if (rxmsg_over_share(c, need, holding))
 		return MPDT_STAT_DROP_PEER_QUOTA;
 	/* The protocol's memory limits (mpdt_mem) and the socket owner's
 	 * memory cgroup, as for UDP; refused too while a SOL_SOCKET option
@@ -161,12 +176,62 @@ u32 mpdt_rx_room(struct mpdt_eng *e)
 				kmem_cache_size(mpdt_rxmsg_cache));
 }
 
+/* How many of the oldest partial messages a full socket looks at for one
+ * to evict.  A message that completes leaves the list, so the ones that
+ * lag gather at its head; the bound keeps what a refused packet costs
+ * small whatever the number of partial messages.
+ */
+#define MPDT_RX_EVICT_SCAN	32
+
+/* Of the oldest partial messages of peers other than @c's, the one that
+ * lags most goes, with every partial message of its incarnation
+ * (mpdt_eng_rx_lag(): held by a sender that is gone or never meant to
+ * finish it).  False if none lags.
+ */
+static bool rxmsg_evict_laggard(struct mpdt_conn *c)
+{
+	struct mpdt_rxmsg *m, *worst = NULL;
+	u64 now = mpdt_now();
+	u32 lag, most = 0;
+	int seen = 0;
+
+	list_for_each_entry(m, &c->msk->rx_partial, node) {
+		if (++seen > MPDT_RX_EVICT_SCAN)
+			break;
+		if (m->conn == c)
+			continue;
+		lag = mpdt_eng_rx_lag(&m->conn->eng, &m->ra, now);
+		if (lag > most) {
+			most = lag;
+			worst = m;
+		}
+	}
+	if (!worst)
+		return false;
+	mpdt_eng_rx_evict(&worst->conn->eng);
+	return true;
+}
+
+/* Room for a new message of @need bytes.  A socket without it first
+ * makes it from partial messages that lag, for a peer within its share:
+ * otherwise a few spoofed packets declaring large messages, kept heard
+ * by PROBEs, would hold the buffer against every sender for as long as
+ * the attacker liked.  Each message evicted cost its sender a packet.
+ */
+static enum mpdt_stat rxmsg_admit_room(struct mpdt_conn *c, u32 need)
+{
+	while (rxmsg_sock_full(c, need) &&
+	       !rxmsg_over_share(c, need, false) && rxmsg_evict_laggard(c))
+		;
+	return rxmsg_room(c, need, false);
+}
+
 struct mpdt_reasm *mpdt_rx_admit(struct mpdt_eng *e,
 				 const struct mpdt_data *d)
 {
 	struct mpdt_conn *c = mpdt_eng_conn(e);
 	u32 need = rxmsg_truesize(d);
-	enum mpdt_stat full = rxmsg_room(c, need, false);
+	enum mpdt_stat full = rxmsg_admit_room(c, need);
 	struct mpdt_rxmsg *m;
 
 	if (full) {
@@ -180,7 +245,9 @@ struct mpdt_reasm *mpdt_rx_admit(struct mpdt_eng *e,
 		return NULL;
 	}
 	rxmsg_charge(c, m, need);
+	m->conn = c;
 	hash_add(c->rx_msgs, &m->hnode, rxmsg_hash(c, m->ra.id));
+	list_add_tail(&m->node, &c->msk->rx_partial);
 	mpdt_conn_gc_arm(c->msk);
 	return &m->ra;
 }
@@ -640,7 +707,7 @@ void mpdt_rx_deliver(struct mpdt_eng *e, struct mpdt_reasm *ra)
 	hash_del(&m->hnode);
 	c->rx_reserved -= m->charged;
 	m->from = c->peer;
-	list_add_tail(&m->node, &msk->rx_ready);
+	list_move_tail(&m->node, &msk->rx_ready);
 	msk->inet.sk.sk_data_ready(&msk->inet.sk);
 }
 
@@ -672,6 +739,7 @@ void mpdt_rx_forget(struct mpdt_eng *e)
 
 	hash_for_each_safe(c->rx_msgs, bkt, tmp, m, hnode) {
 		hash_del(&m->hnode);
+		list_del(&m->node);
 		mpdt_rxmsg_free(c->msk, m);
 	}
 	c->rx_reserved = 0;

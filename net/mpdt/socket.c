@@ -30,6 +30,7 @@ static int mpdt_sk_init(struct sock *sk)
 	hash_init(msk->host_conns);
 	INIT_LIST_HEAD(&msk->conn_lru);
 	timer_setup(&msk->gc_timer, mpdt_conn_gc, 0);
+	INIT_LIST_HEAD(&msk->rx_partial);
 	INIT_LIST_HEAD(&msk->rx_ready);
 	INIT_HLIST_NODE(&msk->port_node);
 	mpdt_hostq_init(msk);

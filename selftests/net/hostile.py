@@ -684,13 +684,15 @@ def replies_to(sn, mdport, n, timeout=10):
                    (m.T_SACK, m.T_NACK), n, timeout)
 
 
-def case_expire(env, c):
-    """1. A partial message that gets no new payload for the reassembly
-    timeout (4 x rto-max-us) is discarded, counted in rx_msg_expired, and
-    its SO_RCVBUF reservation released.  The issue's attack: two DATA
-    packets announcing two 16 MiB messages, never finished, into a socket
-    whose SO_RCVBUF (4 MiB) the first one fills: without the timeout, no
-    other sender ever gets in."""
+def case_evict(env, c):
+    """1. The attack of a few packets: two DATA packets announce two 16 MiB
+    messages, never finished, into a socket whose SO_RCVBUF (4 MiB) the
+    first one fills, and a PROBE every 0.5 s keeps their incarnation heard,
+    so the reassembly timeout never ends it.  An honest sender's first
+    message finds the socket full: the attacker's message, behind its
+    length per reassembly time, is evicted with its incarnation
+    (rx_msg_evicted exactly 1, rx_msg_expired 0), its later packets are
+    refused (drop_stale_nonce), and the honest sender completes."""
     a = env.a
     gen = honest_gen(a)
     v = Victim("victim", a.ns_b, 7101, rcvbuf=2 << 20, gen=gen,
@@ -720,17 +722,31 @@ def case_expire(env, c):
     c.eq("second message counted as drop_peer_quota or drop_no_buffer", 1,
          delta(b1, b0, "drop_peer_quota") + delta(b1, b0, "drop_no_buffer"))
 
-    # The honest sender can get in only once the reservation is released.
+    stop = threading.Event()
+
+    def keepalive():
+        while not stop.wait(0.5):
+            x.send(m.probe_pkt(0, ts=1, **peer))
+    ka = threading.Thread(target=keepalive, daemon=True)
+    ka.start()
+    env.cleanups.append(stop.set)
     snd = MsgSend(env, "honest", a.ns_a, ADDR_B, 7101, 6001, gen, gen.count,
                   timeout=60)
     check_sender(c, "honest", snd, gen.count)
     v.wait_honest(30)
     v.check(c, "honest")
+    x.send(data(2, 1, PAYLOAD, m.MPDT_MSG_MAX, b"a" * PAYLOAD, flags=m.F_AR,
+                **peer))
+    wait_until(lambda: delta(stats(a.ns_b), b1, "drop_stale_nonce") >= 1, 10)
+    stop.set()
+    ka.join()
     b2 = stats(a.ns_b)
-    log("honest: %d NACK NO_BUFFER (drop_no_buffer) while the attack held "
-        "the buffer" % delta(b2, b1, "drop_no_buffer"))
-    c.ge("the attacker's partial message expired (rx_msg_expired)", 1,
+    c.eq("the attacker's partial message evicted (rx_msg_evicted)", 1,
+         delta(b2, b0, "rx_msg_evicted"))
+    c.eq("nothing expired: the probes kept it heard (rx_msg_expired)", 0,
          delta(b2, b0, "rx_msg_expired"))
+    c.ge("the attacker's packets after it refused (drop_stale_nonce)", 1,
+         delta(b2, b1, "drop_stale_nonce"))
     c.eq("messages the attacker completed", [], v.others)
 
 
@@ -739,10 +755,11 @@ def case_quota(env, c):
     SO_RCVBUF (a peer holding nothing may always start one message while the
     socket has room or is empty); the rest get NACK NO_BUFFER and count in
     drop_peer_quota.  Two victims: one (8 MiB) where one peer starts eight
-    1 MiB messages, one (64 MiB) under the attack of case expire (two
+    1 MiB messages, one (64 MiB) under the attack of case evict (two
     16 MiB messages).  Other senders' messages get through while the
     attackers' partial messages are held (kept alive, and a long
-    reassembly timeout: nothing expires meanwhile)."""
+    reassembly timeout: nothing expires meanwhile; the sockets have room:
+    nothing is evicted)."""
     a = env.a
     # Every node uses the same rto-max-us (wire-format.rst section 5).
     for ns in (a.ns_a, a.ns_b):
@@ -826,6 +843,8 @@ def case_quota(env, c):
     c.eq("no partial message expired while the honest senders were served "
          "(the attackers' were still held)", 0,
          delta(b2, b1, "rx_msg_expired"))
+    c.eq("nor was one evicted: the sockets had room", 0,
+         delta(b2, b1, "rx_msg_evicted"))
     log("keep-alive packets sent: %d" % (state["psn"] - n + state["psn0"] - 2))
 
     # A peer holding nothing starts one message larger than half the
@@ -1847,7 +1866,7 @@ def case_gso(env, c):
              delta(stats(a.ns_b), p1, "rx_copied"))
 
 CASES = {
-    "expire": case_expire, "quota": case_quota,
+    "evict": case_evict, "quota": case_quota,
     "conn-evict": case_conn_evict, "conn-full": case_conn_full,
     "nonce": case_nonce, "not-host": case_not_host,
     "overlap": case_overlap, "reply-port": case_reply_port,

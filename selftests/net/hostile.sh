@@ -9,22 +9,23 @@
 # receiver that checks mpdt_msg's messages byte for byte when the victim
 # needs its own SO_RCVBUF):
 #
-#   expire      two DATA packets start two 16 MiB messages, never finished,
-#               in a socket with a 4 MiB SO_RCVBUF: the first is admitted,
-#               the second refused; once the attacker is silent for the
-#               reassembly timeout the first expires (rx_msg_expired), its
-#               reservation is released and an honest sender that was
-#               locked out completes (the case waits for the counter, so it
-#               holds for 4 x rto-max-us as for (max-retries + 2) x
-#               rto-max-us)
+#   evict       two DATA packets start two 16 MiB messages, never finished,
+#               in a socket with a 4 MiB SO_RCVBUF, and a PROBE every 0.5 s
+#               keeps them heard (they never expire): the first is admitted,
+#               the second refused; an honest sender's first message finds
+#               the socket full and the attacker's, behind its length per
+#               reassembly time, is evicted with its incarnation
+#               (rx_msg_evicted 1, rx_msg_expired 0); its later packets
+#               are refused (drop_stale_nonce); the honest sender completes
 #   quota       one peer starts eight 1 MiB messages: at most half of
 #               SO_RCVBUF is admitted, the rest NACKed NO_BUFFER and counted
-#               in drop_peer_quota (exactly, drop_no_buffer 0); expire's
+#               in drop_peer_quota (exactly, drop_no_buffer 0); evict's
 #               attack on a 64 MiB SO_RCVBUF: the second 16 MiB message is
 #               over quota; honest senders complete while those are held
-#               (kept alive, nothing expires); a peer holding nothing starts
-#               one message of 3/4 SO_RCVBUF in an empty socket, its next
-#               one is over quota
+#               (kept alive, nothing expires, the sockets have room: none
+#               is evicted); a peer holding nothing starts one message of
+#               3/4 SO_RCVBUF in an empty socket, its next one is over
+#               quota
 #   conn-evict  PROBEs from 512 + 64 MPDT ports of one address: it keeps
 #               512 connections, evicting its own; then from 7 more
 #               addresses x 512 ports and a 9th x 64: the socket keeps 4096
@@ -88,7 +89,7 @@
 
 source "$(dirname "$0")/lib.sh"
 
-CASES=(expire quota conn-evict conn-full nonce not-host overlap reply-port
+CASES=(evict quota conn-evict conn-full nonce not-host overlap reply-port
 	ipv6-csum crash zero-len params time-wait gso)
 if [[ -n ${MPDT_HOSTILE_CASES:-} ]]; then
 	read -r -a CASES <<<"$MPDT_HOSTILE_CASES"

@@ -1311,6 +1311,7 @@ static void check_node(struct node *n, struct report *r)
 		MPDT_STAT_DROP_OUT_OF_WINDOW, MPDT_STAT_DROP_MSG_MISMATCH,
 		MPDT_STAT_DROP_OVERLAP, MPDT_STAT_DROP_SHORT,
 		MPDT_STAT_DROP_NO_SOCKET, MPDT_STAT_RX_MSG_EXPIRED,
+		MPDT_STAT_RX_MSG_EVICTED,
 	};
 	u32 i;
 
@@ -3566,6 +3567,58 @@ TEST_F(rx, expire_after_ten_seconds_at_least)
 	self->s->p.rto_max_us = 100000;
 	ASSERT_EQ(NULL, mpdt_params_invalid(&self->s->p));
 	expire_after(_metadata, self, UNIT_SEC(10));
+}
+
+/* A partial message lags once it is behind its whole length per
+ * reassembly time (10 s by default), counted from its admission whatever
+ * was heard since, and never by more than it misses.  Eviction drops
+ * every partial message of the incarnation, counted in one
+ * RX_MSG_EVICTED, and retires it: its packets are refused, and the peer
+ * was heard just now, so a new incarnation waits for the quiet time.
+ */
+TEST_F(rx, lag_is_length_per_reassembly_time_and_eviction_retires)
+{
+	struct sim *s = self->s;
+	struct node *b = self->b;
+	u32 pl = s->p.payload;
+	struct tmsg *big = node_add(&s->n[0], 10 * pl);
+	u64 t0 = s->now, span = mpdt_eng_reassembly_ns(&s->p);
+	struct mpdt_reasm *ra;
+
+	ASSERT_EQ(UNIT_SEC(10), span);
+	send_to_b(s, 7, 0, big, 0, 0);
+	ra = op_rx_find(&b->eng, big->idx);
+	ASSERT_NE(NULL, ra);
+	EXPECT_EQ(t0, ra->started_ns);
+	EXPECT_EQ(0, mpdt_eng_rx_lag(&b->eng, ra, t0));
+	EXPECT_EQ(0, mpdt_eng_rx_lag(&b->eng, ra, t0 + span / 10));
+	EXPECT_EQ(pl, mpdt_eng_rx_lag(&b->eng, ra, t0 + span / 5));
+	/* A probe says the sender is there, not that the message moves. */
+	s->now = t0 + span / 2;
+	probe_b(s, 7);
+	EXPECT_EQ(4 * pl, mpdt_eng_rx_lag(&b->eng, ra, s->now));
+	send_to_b(s, 7, 1, big, 1, 0);
+	EXPECT_EQ(3 * pl, mpdt_eng_rx_lag(&b->eng, ra, s->now));
+	EXPECT_EQ(8 * pl, mpdt_eng_rx_lag(&b->eng, ra, t0 + 10 * span));
+	send_to_b(s, 7, 2, self->two[0], 0, 0);
+	EXPECT_EQ(2, b->eng.rx_partial);
+
+	mpdt_eng_rx_evict(&b->eng);
+	EXPECT_EQ(1, b->count_calls[MPDT_STAT_RX_MSG_EVICTED]);
+	EXPECT_EQ(2, b->stats[MPDT_STAT_RX_MSG_EVICTED]);
+	EXPECT_EQ(2, b->forgotten);
+	EXPECT_EQ(0, b->eng.rx_partial);
+	send_to_b(s, 7, 3, big, 2, MPDT_F_AR);
+	EXPECT_EQ(1, b->stats[MPDT_STAT_DROP_STALE_NONCE]);
+	send_to_b(s, 9, 0, self->one[0], 0, MPDT_F_AR);
+	EXPECT_EQ(1, b->stats[MPDT_STAT_DROP_NEW_NONCE]);
+	EXPECT_EQ(0, self->one[0]->delivered);
+	s->now += mpdt_eng_quiet_ns(&s->p);
+	send_to_b(s, 9, 0, self->one[0], 0, MPDT_F_AR);
+	EXPECT_EQ(1, self->one[0]->delivered);
+	EXPECT_EQ(0, s->nerr) {
+		TH_LOG("%s", s->err);
+	}
 }
 
 /* A closed socket's connection (wire-format.rst 8.2) answers, for the

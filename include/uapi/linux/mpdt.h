@@ -263,6 +263,7 @@ enum mpdt_stat {
 	MPDT_STAT_RX_GSO,		/* skbs of two or more packets, taken whole */
 	MPDT_STAT_TX_PAGES_REUSED,	/* kept pages a new message took (txmsg.c) */
 	MPDT_STAT_RX_STEERED,		/* skbs handed to their connection's CPU */
+	MPDT_STAT_RX_MSG_EVICTED,	/* partial messages dropped for room */
 	__MPDT_STAT_MAX
 };
 
