@@ -194,7 +194,9 @@ static u16 pick_ephemeral(struct mpdt_net *mn)
 
 /* A port held by a closed socket (draining or in time-wait) is taken
  * over: the new socket is what the port's peers want now.  A draining
- * one is returned in @taken, held, for its drain to end (close.c).
+ * one is returned in @taken, held, for its drain to end (close.c).  It
+ * still has the reference its end puts: that unbinds it first, under
+ * ports_lock (mpdt_close_finish()).
  */
 static int port_take(struct mpdt_net *mn, u16 port,
 		     struct mpdt_sock **taken)
@@ -206,9 +208,10 @@ static int port_take(struct mpdt_net *mn, u16 port,
 	if (!mpdt_sock_closed(old))
 		return -EADDRINUSE;
 	hlist_del_init_rcu(&old->port_node);
-	if (READ_ONCE(old->draining) &&
-	    refcount_inc_not_zero(&old->inet.sk.sk_refcnt))
+	if (READ_ONCE(old->draining)) {
+		sock_hold(&old->inet.sk);
 		*taken = old;
+	}
 	return 0;
 }
 
