@@ -1102,20 +1102,26 @@ u64 mpdt_eng_reassembly_ns(const struct mpdt_params *p)
 
 /* How far a partial message is behind the least progress a full receiver
  * asks of its sender (wire-format.rst 8): its whole length within the
- * reassembly time, from its admission.  Being heard is not progress: one
- * spoofed DATA packet may declare 16 MiB, and a PROBE per quiet time
- * keeps its incarnation heard for ever (mpdt_eng_rx_expire() never
- * fires).  A live sender moves its message that fast on any path but a
- * crawl; slower, while others wait for the room, it is taken for one
- * that is gone.  Bytes, 0 when on time.
+ * reassembly time, from a quiet time after its admission.  Being heard
+ * is not progress: one spoofed DATA packet may declare 16 MiB, and a
+ * PROBE per quiet time keeps its incarnation heard for ever
+ * (mpdt_eng_rx_expire() never fires).  The quiet time first lets a live
+ * sender go on: a message is often admitted by the one packet that tests
+ * a full receiver after a NO_BUFFER pause, and the rest follows only
+ * once that packet's SACK is back, or the next test an RTO later (at most
+ * rto-max).  Slower than that, while others wait for the room, a sender
+ * is taken for one that is gone.  Bytes, 0 when on time.
  */
 u32 mpdt_eng_rx_lag(const struct mpdt_eng *e, const struct mpdt_reasm *ra,
 		    u64 now)
 {
 	u64 span = mpdt_eng_reassembly_ns(e->params);
-	u64 due = mpdt_mul_div(ra->len, min(since(now, ra->started_ns), span),
-			       span);
+	u64 age = since(now, ra->started_ns);
+	u64 grace = mpdt_eng_quiet_ns(e->params), due;
 
+	if (age <= grace)
+		return 0;
+	due = mpdt_mul_div(ra->len, min(age - grace, span), span);
 	return due > ra->rcvd ? due - ra->rcvd : 0;
 }
 

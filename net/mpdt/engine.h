@@ -284,7 +284,8 @@ void mpdt_eng_time_wait(struct mpdt_eng *e);
  */
 bool mpdt_eng_rx_expire(struct mpdt_eng *e, u64 now);
 /* Bytes a partial message of this incarnation is behind its whole length
- * per reassembly time; 0 when on time.
+ * per reassembly time, from a quiet time after its admission; 0 when on
+ * time.
  */
 u32 mpdt_eng_rx_lag(const struct mpdt_eng *e, const struct mpdt_reasm *ra,
 		    u64 now);

@@ -14,9 +14,14 @@
 #               keeps them heard (they never expire): the first is admitted,
 #               the second refused; an honest sender's first message finds
 #               the socket full and the attacker's, behind its length per
-#               reassembly time, is evicted with its incarnation
+#               reassembly time after the quiet time (1 s), is evicted
+#               with its incarnation
 #               (rx_msg_evicted 1, rx_msg_expired 0); its later packets
 #               are refused (drop_stale_nonce); the honest sender completes
+#   pressure    eight live senders of 1 MiB messages, over a link that
+#               delays 20 ms, into a 2 MiB SO_RCVBUF that is read only
+#               once they were refused: none is evicted (rx_msg_evicted
+#               0), every message acknowledged and received once
 #   quota       one peer starts eight 1 MiB messages: at most half of
 #               SO_RCVBUF is admitted, the rest NACKed NO_BUFFER and counted
 #               in drop_peer_quota (exactly, drop_no_buffer 0); evict's
@@ -89,7 +94,7 @@
 
 source "$(dirname "$0")/lib.sh"
 
-CASES=(evict quota conn-evict conn-full nonce not-host overlap reply-port
+CASES=(evict pressure quota conn-evict conn-full nonce not-host overlap reply-port
 	ipv6-csum crash zero-len params time-wait gso)
 if [[ -n ${MPDT_HOSTILE_CASES:-} ]]; then
 	read -r -a CASES <<<"$MPDT_HOSTILE_CASES"
@@ -99,8 +104,8 @@ require_root
 require_cmd ip tc ethtool python3
 
 mpdt_load rto_max_us=500000 rx_steer=0
-modprobe -a sch_ingress cls_u32 act_gact act_pedit act_csum 2>/dev/null ||
-	log "warning: cannot load the tc modules (crash and params need them)"
+modprobe -a sch_ingress sch_netem cls_u32 act_gact act_pedit act_csum 2>/dev/null ||
+	log "warning: cannot load the tc modules (crash, params and pressure need them)"
 setup_pair
 # The attacker's own address, on A's side, and its hosts for the
 # connection caps (hostile.py's ADDR_HOSTS); IPv6 for not-host and ipv6-csum.

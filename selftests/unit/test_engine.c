@@ -3570,8 +3570,9 @@ TEST_F(rx, expire_after_ten_seconds_at_least)
 }
 
 /* A partial message lags once it is behind its whole length per
- * reassembly time (10 s by default), counted from its admission whatever
- * was heard since, and never by more than it misses.  Eviction drops
+ * reassembly time (10 s by default), counted from a quiet time (2 s)
+ * after its admission whatever was heard since, and never by more than
+ * it misses.  Eviction drops
  * every partial message of the incarnation, counted in one
  * RX_MSG_EVICTED, and retires it: its packets are refused, and the peer
  * was heard just now, so a new incarnation waits for the quiet time.
@@ -3582,14 +3583,16 @@ TEST_F(rx, lag_is_length_per_reassembly_time_and_eviction_retires)
 	struct node *b = self->b;
 	u32 pl = s->p.payload;
 	struct tmsg *big = node_add(&s->n[0], 10 * pl);
-	u64 t0 = s->now, span = mpdt_eng_reassembly_ns(&s->p);
+	u64 span = mpdt_eng_reassembly_ns(&s->p);
+	u64 t0 = s->now + mpdt_eng_quiet_ns(&s->p);
 	struct mpdt_reasm *ra;
 
 	ASSERT_EQ(UNIT_SEC(10), span);
+	ASSERT_EQ(UNIT_SEC(2), t0 - s->now);
 	send_to_b(s, 7, 0, big, 0, 0);
 	ra = op_rx_find(&b->eng, big->idx);
 	ASSERT_NE(NULL, ra);
-	EXPECT_EQ(t0, ra->started_ns);
+	EXPECT_EQ(s->now, ra->started_ns);
 	EXPECT_EQ(0, mpdt_eng_rx_lag(&b->eng, ra, t0));
 	EXPECT_EQ(0, mpdt_eng_rx_lag(&b->eng, ra, t0 + span / 10));
 	EXPECT_EQ(pl, mpdt_eng_rx_lag(&b->eng, ra, t0 + span / 5));
