@@ -185,8 +185,10 @@ u32 mpdt_rx_room(struct mpdt_eng *e)
 
 /* Of the oldest partial messages of peers other than @c's, the one that
  * lags most goes, with every partial message of its incarnation
- * (mpdt_eng_rx_lag(): held by a sender that is gone or never meant to
- * finish it).  False if none lags.
+ * (mpdt_eng_rx_lag()).  Such a message is held by a sender that is gone
+ * or never meant to finish it, or by a live one slower than its length
+ * per reassembly time while the socket is full: that one fails with
+ * ETIMEDOUT, as on expiry.  False if none lags.
  */
 static bool rxmsg_evict_laggard(struct mpdt_conn *c)
 {

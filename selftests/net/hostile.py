@@ -664,7 +664,8 @@ class Victim:
 
     def check(self, c, what=None):
         what = what or self.label
-        c.eq("%s: honest messages received intact, once each" % what,
+        checked = "intact" if self.check_bytes else "by header"
+        c.eq("%s: honest messages received %s, once each" % (what, checked),
              self.gen.count, len(self.seen))
         c.eq("%s: duplicates" % what, 0, self.dup)
         c.eq("%s: corrupt" % what, 0, self.bad)
@@ -765,9 +766,8 @@ def case_pressure(env, c):
     back, while the others' refused messages look for one to evict: none
     lags its length per reassembly time after the quiet time (the link
     delays 20 ms).  rx_msg_evicted 0, every message acknowledged and
-    received once (by
-    its header: the bytes of 24 MiB would take python minutes to check
-    under TCG, and every other case checks them)."""
+    received once (by its header: the bytes of 24 MiB would take python
+    minutes to check under TCG, and every other case checks them)."""
     a = env.a
     n, per = 8, 3
     # A fabric's RTT, so that the SACK a sender waits for after its test
