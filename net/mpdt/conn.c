@@ -123,26 +123,40 @@ static bool conn_forget(struct mpdt_conn *c, enum mpdt_stat why)
 	return true;
 }
 
+/* How many of the least recently heard connections a peer's packet looks
+ * at for one to evict.  A connection heard moves to the list's tail, so
+ * strangers nobody hears again and quiet peers drift to its head as the
+ * live ones are heard.  Unbounded, a table of live connections with one
+ * stranger at its tail, replaced by every packet from a new (spoofed)
+ * source, cost each such packet a walk of all MPDT_MAX_CONNS.
+ */
+#define MPDT_CONN_EVICT_SCAN	64
+
 /* A full table evicts the least recently heard stranger, else the least
- * recently heard quiet peer.  When none may go, the table is not searched
- * for a peer's packet again for a millisecond: packets from ever new
- * (spoofed) sources would otherwise each walk all MPDT_MAX_CONNS
- * connections twice (some 80 us in the VM).  The socket's own sendmsg()
- * always searches.
+ * recently heard quiet peer, of the first MPDT_CONN_EVICT_SCAN for a
+ * peer's packet.  When none may go, the table is not searched for a
+ * peer's packet again for a millisecond.  The socket's own sendmsg()
+ * always searches all of it.
  */
 static bool evict_one(struct mpdt_sock *msk, bool by_peer)
 {
 	u64 now = mpdt_now(), quiet = mpdt_eng_quiet_ns(&msk->mn->params);
+	u32 scan = by_peer ? MPDT_CONN_EVICT_SCAN : MPDT_MAX_CONNS, seen;
 	struct mpdt_conn *c;
 	int strangers;
 
 	if (by_peer && now < msk->evict_none_until_ns)
 		return false;
-	for (strangers = 1; strangers >= 0; strangers--)
-		list_for_each_entry(c, &msk->conn_lru, lru)
+	for (strangers = 1; strangers >= 0; strangers--) {
+		seen = 0;
+		list_for_each_entry(c, &msk->conn_lru, lru) {
+			if (++seen > scan)
+				break;
 			if (evictable(c, now, quiet, strangers) &&
 			    conn_forget(c, MPDT_STAT_CONN_EVICTED))
 				return true;
+		}
+	}
 	msk->evict_none_until_ns = now + NSEC_PER_MSEC;
 	return false;
 }
@@ -177,6 +191,17 @@ static bool host_has_room(struct mpdt_sock *msk, const struct mpdt_addr *peer)
 	return false;
 }
 
+/* An idle connection is collected once it may be evicted, and no sooner
+ * than MPDT_CONN_IDLE_NS: with an rto-max-us above a quarter of that, a
+ * peer idle for less than its quiet time keeps its incarnation and would
+ * continue its PSNs into a connection that forgot them.
+ */
+static bool conn_idle(const struct mpdt_conn *c, u64 now, u64 quiet)
+{
+	return evictable(c, now, quiet, false) &&
+	       mpdt_since(now, c->eng.heard_ns) >= MPDT_CONN_IDLE_NS;
+}
+
 /* The engine noted the time; the eviction order follows it. */
 void mpdt_conn_heard(struct mpdt_conn *c)
 {
@@ -203,8 +228,8 @@ void mpdt_conn_gc(struct timer_list *t)
 {
 	struct mpdt_sock *msk = from_timer(msk, t, gc_timer);
 	struct mpdt_conn *c, *tmp;
+	u64 now, quiet;
 	bool done;
-	u64 now;
 
 	spin_lock(&msk->lock);
 	if (msk->closing)
@@ -220,10 +245,10 @@ void mpdt_conn_gc(struct timer_list *t)
 		}
 		return;
 	}
+	quiet = mpdt_eng_quiet_ns(&msk->mn->params);
 	list_for_each_entry_safe(c, tmp, &msk->conn_lru, lru) {
 		mpdt_eng_rx_expire(&c->eng, now);
-		if (mpdt_eng_holds_nothing(&c->eng) &&
-		    mpdt_since(now, c->eng.heard_ns) >= MPDT_CONN_IDLE_NS)
+		if (conn_idle(c, now, quiet))
 			conn_forget(c, MPDT_STAT_CONN_EXPIRED);
 	}
 	if (msk->nconns)

@@ -48,7 +48,9 @@
 #define MPDT_MAX_CONNS		4096	/* per socket: bounds spoofed state */
 /* ... and per peer address: one host cannot fill the table. */
 #define MPDT_MAX_HOST_CONNS	(MPDT_MAX_CONNS / 8)
-/* Idle connections holding nothing are collected after this long. */
+/* Idle connections holding nothing are collected after this long, once
+ * they may be evicted (conn.c).
+ */
 #define MPDT_CONN_IDLE_NS	(30ULL * NSEC_PER_SEC)
 /* The tunnel sockets' SO_RCVBUF: room for a 64 KiB burst from each of
  * many CPUs at once (netns.c).

@@ -1057,8 +1057,12 @@ def case_conn_evict(env, c):
 def case_conn_full(env, c):
     """3b. When every connection holds state (here a partial message each),
     a new peer is refused (drop_conn_limit) and nothing is evicted: beyond
-    its host's share, and beyond the table.  Once those messages expired, a
-    new honest peer gets in by eviction."""
+    its host's share, and beyond the table.  The table's last connection is
+    a stranger's (PROBE only), heard after all the others: a peer's packet
+    looks at the 64 least recently heard only, so that packets from ever
+    new sources cannot each walk the table to replace the stranger before
+    them.  Once those messages expired, a new honest peer gets in by
+    eviction."""
     a = env.a
     gen = honest_gen(a)
     v = Victim("victim", a.ns_b, 7104, rcvbuf=32 << 20, gen=gen,
@@ -1081,10 +1085,14 @@ def case_conn_full(env, c):
     c.eq("a host's %dth peer: conn_evicted (all hold state)"
          % (MAX_HOST_CONNS + 1), 0, delta(b2, b1, "conn_evicted"))
     for h in range(1, hosts):
-        host_flood(env, a.ns_b, h, MAX_HOST_CONNS, start,
+        host_flood(env, a.ns_b, h, MAX_HOST_CONNS - (h == hosts - 1), start,
                    "partial messages", "rx_data")
+    b_s = stats(a.ns_b)
+    Attacker(a.ns_a, ADDR_HOSTS[hosts - 1]).send(
+        probe(0, 20000 + 1000 * (hosts - 1) + MAX_HOST_CONNS - 1))
+    wait_until(lambda: delta(stats(a.ns_b), b_s, "tx_sack") >= 1, 10)
     b3 = stats(a.ns_b)
-    c.eq("conn_created: one per peer", MAX_CONNS,
+    c.eq("conn_created: one per peer, the stranger last", MAX_CONNS,
          delta(b3, b0, "conn_created"))
     for k in ("drop_no_buffer", "drop_peer_quota", "conn_evicted"):
         c.eq("%s while %d peers each started a message" % (k, MAX_CONNS), 0,
@@ -1094,15 +1102,17 @@ def case_conn_full(env, c):
     b4 = stats(a.ns_b)
     c.eq("the %dth peer: drop_conn_limit" % (MAX_CONNS + 1), 1,
          delta(b4, b3, "drop_conn_limit"))
-    c.eq("the %dth peer: conn_evicted (all hold state)" % (MAX_CONNS + 1),
+    c.eq("the %dth peer: conn_evicted (the stranger is not among the "
+         "64 least recently heard)" % (MAX_CONNS + 1),
          0, delta(b4, b3, "conn_evicted"))
+    partial = MAX_CONNS - 1
     got = wait_until(lambda: delta(stats(a.ns_b), b0, "rx_msg_expired")
-                     >= MAX_CONNS, 60)
+                     >= partial, 60)
     if not got:
         raise Fatal("the %d partial messages did not expire within 60 s "
-                    "(rx_msg_expired +%d)" % (MAX_CONNS, delta(
+                    "(rx_msg_expired +%d)" % (partial, delta(
                         stats(a.ns_b), b0, "rx_msg_expired")))
-    c.eq("partial messages expired (rx_msg_expired)", MAX_CONNS,
+    c.eq("partial messages expired (rx_msg_expired)", partial,
          delta(stats(a.ns_b), b0, "rx_msg_expired"))
     b5 = stats(a.ns_b)
     snd = MsgSend(env, "honest", a.ns_a, ADDR_B, 7104, 6004, gen, gen.count)
@@ -1723,6 +1733,52 @@ def case_time_wait(env, c):
     c.eq("... nor delivered (msg_rx)", 0, delta(stats(a.ns_b), b1, "msg_rx"))
 
 
+def case_idle(env, c):
+    """14. An idle connection is collected only once its peer can no longer
+    continue its incarnation: with rto-max-us 31 s the quiet time is 62 s,
+    and a connection idle for the collector's 30 s must wait for twice
+    that.  The sender's socket first sends two messages to another
+    socket, 10 s before, so that its collector runs out of step with the
+    receiver's (every half quiet time, 31 s).  The sender idles 34 s, then
+    sends a 100 KB message in the same incarnation (idle for less than the
+    quiet time), on the PSNs after its first message's.  Forgotten at
+    31 s, the receiver's connection started over expecting PSN 0, which
+    the sender had long had acknowledged: the hole never fills, and with
+    rx-window 64 the message's later packets fall outside the window for
+    good, so it never completes.  conn_expired 0, both acknowledged and
+    received once."""
+    a = env.a
+    for ns in (a.ns_a, a.ns_b):
+        env.param_set(ns, rto_max_us=31000000, rx_window=64)
+    gen, early = Gen(a.seed + 7, 2, 100, 100000), Gen(a.seed + 8, 2, 100, 1000)
+    rcv = MsgRecv(env, "idle", a.ns_b, 7114, gen, 120)
+    other = MsgRecv(env, "idle-early", a.ns_b, 7115, early, 60)
+    with netns(a.ns_a):
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, m.IPPROTO_MPDT)
+        s.bind(("0.0.0.0", 6014))
+    env.cleanups.append(s.close)
+
+    def acked(port, n):
+        return wait_until(lambda: m.get_info(s, (ADDR_B, port))["msgs_acked"]
+                          >= n, 20)
+
+    for i in range(2):
+        s.sendto(early.msg(i), (ADDR_B, 7115))
+    c.ok("the early messages acknowledged", acked(7115, 2))
+    time.sleep(10)
+    s.sendto(gen.msg(0), (ADDR_B, 7114))
+    c.ok("the first message acknowledged", acked(7114, 1))
+    b0 = stats(a.ns_b)
+    time.sleep(34)
+    c.eq("the idle connections were kept (conn_expired)", 0,
+         delta(stats(a.ns_b), b0, "conn_expired"))
+    s.sendto(gen.msg(1), (ADDR_B, 7114))
+    c.ok("the second message acknowledged, same connection",
+         acked(7114, 2))
+    check_msg_recv(c, "idle", rcv, 2)
+    check_msg_recv(c, "idle-early", other, 2)
+
+
 def msg_sums(msgs):
     """(length, sha256) of each (msg_id, length), sorted."""
     return sorted((ln, hashlib.sha256(msg_bytes(mid, ln)).hexdigest())
@@ -1924,7 +1980,7 @@ CASES = {
     "overlap": case_overlap, "reply-port": case_reply_port,
     "ipv6-csum": case_ipv6_csum, "crash": case_crash,
     "zero-len": case_zero_len, "params": case_params,
-    "time-wait": case_time_wait, "gso": case_gso,
+    "time-wait": case_time_wait, "gso": case_gso, "idle": case_idle,
 }
 
 

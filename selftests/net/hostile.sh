@@ -40,8 +40,10 @@
 #               new peer works
 #   conn-full   512 peers of one address each hold a partial message: its
 #               513th is refused (drop_conn_limit 1, conn_evicted 0); so is
-#               the 4097th peer, once 8 addresses x 512 hold one; once those
-#               expired, a new honest peer gets in
+#               the 4097th peer, once 8 addresses x 512 hold one (the last
+#               a stranger's PROBE, heard after the others: not among the
+#               64 least recently heard a peer's packet looks at); once
+#               those expired, a new honest peer gets in
 #   nonce       24 blind DATA/PROBE with new nonces from the honest sender's
 #               address and MPDT port during its transfer (held open by
 #               dropping its SACKs meanwhile), 6 at a time right after one
@@ -79,6 +81,11 @@
 #               wrong UDP checksum counts in Udp InCsumErrors, not in MPDT;
 #               held payloads are charged their pages, at most 9/16 of
 #               SO_RCVBUF per peer, the rest copied
+#   idle        with rto-max-us 31 s (a quiet time of 62 s) a connection idle
+#               for 34 s is not collected (conn_expired 0): the sender's
+#               next message, 100 KB in the same incarnation (its socket's
+#               collector out of step with the receiver's) with rx-window
+#               64, is acknowledged and received once
 #
 # Module parameter rto_max_us=500000: the nonce quiet time (2 x rto-max-us)
 # is 1 s and partial messages expire within seconds (the cases wait for the
@@ -95,7 +102,7 @@
 source "$(dirname "$0")/lib.sh"
 
 CASES=(evict pressure quota conn-evict conn-full nonce not-host overlap reply-port
-	ipv6-csum crash zero-len params time-wait gso)
+	ipv6-csum crash zero-len params time-wait gso idle)
 if [[ -n ${MPDT_HOSTILE_CASES:-} ]]; then
 	read -r -a CASES <<<"$MPDT_HOSTILE_CASES"
 fi
