@@ -105,6 +105,52 @@ static bool evictable(const struct mpdt_conn *c, u64 now, u64 quiet,
 	return mpdt_since(now, c->eng.heard_ns) >= 2 * quiet;
 }
 
+/* The connections of @peer's address, or NULL if it has none. */
+static struct mpdt_host *host_find(struct mpdt_sock *msk,
+				   const struct mpdt_addr *peer)
+{
+	struct mpdt_host *h;
+
+	hash_for_each_possible(msk->hosts, h, node, host_hash(msk, peer))
+		if (same_host(&h->addr, peer))
+			return h;
+	return NULL;
+}
+
+/* @c, a new connection to @peer, joins its address's; the first makes
+ * the entry, charged as the connection is.
+ */
+static bool host_join(struct mpdt_sock *msk, struct mpdt_conn *c,
+		      const struct mpdt_addr *peer, gfp_t gfp)
+{
+	struct mpdt_host *h = host_find(msk, peer);
+
+	if (!h) {
+		h = kmem_cache_zalloc(mpdt_host_cache, gfp);
+		if (!h)
+			return false;
+		h->addr = *peer;
+		h->addr.port = 0;
+		INIT_LIST_HEAD(&h->conns);
+		hash_add(msk->hosts, &h->node, host_hash(msk, peer));
+	}
+	list_add_tail(&c->host_lru, &h->conns);
+	h->nconns++;
+	c->host = h;
+	return true;
+}
+
+static void host_leave(struct mpdt_conn *c)
+{
+	struct mpdt_host *h = c->host;
+
+	list_del(&c->host_lru);
+	if (--h->nconns)
+		return;
+	hash_del(&h->node);
+	kmem_cache_free(mpdt_host_cache, h);
+}
+
 /* Free @c unless its timer is running (it waits for msk->lock, which we
  * hold, and would then use @c): the caller picks another.
  */
@@ -115,7 +161,7 @@ static bool conn_forget(struct mpdt_conn *c, enum mpdt_stat why)
 	if (!mpdt_conn_timer_stop(c))
 		return false;
 	hash_del(&c->node);
-	hash_del(&c->host_node);
+	host_leave(c);
 	list_del(&c->lru);
 	msk->nconns--;
 	mpdt_stat_inc(msk->mn, why);
@@ -123,71 +169,86 @@ static bool conn_forget(struct mpdt_conn *c, enum mpdt_stat why)
 	return true;
 }
 
-/* How many of the least recently heard connections a peer's packet looks
- * at for one to evict.  A connection heard moves to the list's tail, so
- * strangers nobody hears again and quiet peers drift to its head as the
- * live ones are heard.  Unbounded, a table of live connections with one
- * stranger at its tail, replaced by every packet from a new (spoofed)
- * source, cost each such packet a walk of all MPDT_MAX_CONNS.
+/* How many of the least recently heard connections, of the socket or of
+ * a host, a peer's packet looks at for one to evict.  A connection heard
+ * moves to the lists' tails, so strangers nobody hears again and quiet
+ * peers drift to their heads as the live ones are heard.  Unbounded, a
+ * table of live connections with one stranger at its tail, replaced by
+ * every packet from a new (spoofed) source, cost each such packet a walk
+ * of all MPDT_MAX_CONNS; a host's, a walk of its MPDT_MAX_HOST_CONNS for
+ * every packet from a new port of one address.
  */
 #define MPDT_CONN_EVICT_SCAN	64
 
-/* A full table evicts the least recently heard stranger, else the least
- * recently heard quiet peer, of the first MPDT_CONN_EVICT_SCAN for a
- * peer's packet.  When none may go, the table is not searched for a
+/* The connection at @pos of the socket's conn_lru, or of a host's conns. */
+static struct mpdt_conn *lru_conn(struct list_head *pos, bool of_host)
+{
+	return of_host ? list_entry(pos, struct mpdt_conn, host_lru) :
+			 list_entry(pos, struct mpdt_conn, lru);
+}
+
+/* Evict the least recently heard stranger, else the least recently heard
+ * quiet peer, of the first @scan on @head.
+ */
+static bool evict_first(struct list_head *head, bool of_host, u32 scan,
+			u64 now, u64 quiet)
+{
+	struct list_head *pos;
+	struct mpdt_conn *c;
+	int strangers;
+	u32 seen;
+
+	for (strangers = 1; strangers >= 0; strangers--) {
+		seen = 0;
+		list_for_each(pos, head) {
+			if (++seen > scan)
+				break;
+			c = lru_conn(pos, of_host);
+			if (evictable(c, now, quiet, strangers) &&
+			    conn_forget(c, MPDT_STAT_CONN_EVICTED))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* A full table evicts by evict_first(), for a peer's packet from the
+ * first MPDT_CONN_EVICT_SCAN.  When none may go, it is not searched for a
  * peer's packet again for a millisecond.  The socket's own sendmsg()
  * always searches all of it.
  */
 static bool evict_one(struct mpdt_sock *msk, bool by_peer)
 {
 	u64 now = mpdt_now(), quiet = mpdt_eng_quiet_ns(&msk->mn->params);
-	u32 scan = by_peer ? MPDT_CONN_EVICT_SCAN : MPDT_MAX_CONNS, seen;
-	struct mpdt_conn *c;
-	int strangers;
 
 	if (by_peer && now < msk->evict_none_until_ns)
 		return false;
-	for (strangers = 1; strangers >= 0; strangers--) {
-		seen = 0;
-		list_for_each_entry(c, &msk->conn_lru, lru) {
-			if (++seen > scan)
-				break;
-			if (evictable(c, now, quiet, strangers) &&
-			    conn_forget(c, MPDT_STAT_CONN_EVICTED))
-				return true;
-		}
-	}
+	if (evict_first(&msk->conn_lru, false,
+			by_peer ? MPDT_CONN_EVICT_SCAN : MPDT_MAX_CONNS, now,
+			quiet))
+		return true;
 	msk->evict_none_until_ns = now + NSEC_PER_MSEC;
 	return false;
 }
 
 /* A host at its share of the table (MPDT_MAX_HOST_CONNS, whatever its
- * ports) makes room from its own connections, by the rules of
- * evict_one(); others are not evicted for it.
+ * ports) makes room from its own connections, as evict_one() does from
+ * the table's; others are not evicted for it.
  */
 static bool host_has_room(struct mpdt_sock *msk, const struct mpdt_addr *peer)
 {
-	u64 now = mpdt_now(), quiet = mpdt_eng_quiet_ns(&msk->mn->params);
-	struct mpdt_conn *c, *oldest[2] = { NULL, NULL };
-	u32 n = 0;
-	int i;
+	struct mpdt_host *h = host_find(msk, peer);
+	u64 now;
 
-	hash_for_each_possible(msk->host_conns, c, host_node,
-			       host_hash(msk, peer)) {
-		if (!same_host(&c->peer, peer))
-			continue;
-		n++;
-		for (i = 0; i < 2; i++)
-			if (evictable(c, now, quiet, i) &&
-			    (!oldest[i] ||
-			     c->eng.heard_ns < oldest[i]->eng.heard_ns))
-				oldest[i] = c;
-	}
-	if (n < MPDT_MAX_HOST_CONNS)
+	if (!h || h->nconns < MPDT_MAX_HOST_CONNS)
 		return true;
-	for (i = 1; i >= 0; i--)
-		if (oldest[i] && conn_forget(oldest[i], MPDT_STAT_CONN_EVICTED))
-			return true;
+	now = mpdt_now();
+	if (now < h->evict_none_until_ns)
+		return false;
+	if (evict_first(&h->conns, true, MPDT_CONN_EVICT_SCAN, now,
+			mpdt_eng_quiet_ns(&msk->mn->params)))
+		return true;
+	h->evict_none_until_ns = now + NSEC_PER_MSEC;
 	return false;
 }
 
@@ -206,6 +267,7 @@ static bool conn_idle(const struct mpdt_conn *c, u64 now, u64 quiet)
 void mpdt_conn_heard(struct mpdt_conn *c)
 {
 	list_move_tail(&c->lru, &c->msk->conn_lru);
+	list_move_tail(&c->host_lru, &c->host->conns);
 }
 
 static unsigned long gc_interval(const struct mpdt_net *mn)
@@ -349,6 +411,10 @@ struct mpdt_conn *mpdt_conn_create(struct mpdt_sock *msk, bool by_peer,
 	}
 	memcg = set_active_memcg(msk->inet.sk.sk_memcg);
 	c = conn_alloc(msk, gfp | __GFP_ACCOUNT);
+	if (c && !host_join(msk, c, peer, gfp | __GFP_ACCOUNT)) {
+		conn_free(c);
+		c = NULL;
+	}
 	set_active_memcg(memcg);
 	if (!c) {
 		mpdt_stat_inc(msk->mn, MPDT_STAT_DROP_NO_BUFFER);
@@ -361,7 +427,6 @@ struct mpdt_conn *mpdt_conn_create(struct mpdt_sock *msk, bool by_peer,
 	c->timer.function = mpdt_conn_timer;
 	INIT_LIST_HEAD(&c->tx_wait);
 	hash_add(msk->conns, &c->node, addr_hash(msk, peer));
-	hash_add(msk->host_conns, &c->host_node, host_hash(msk, peer));
 	list_add_tail(&c->lru, &msk->conn_lru);
 	msk->nconns++;
 	mpdt_conn_gc_arm(msk);
@@ -391,7 +456,7 @@ void mpdt_conn_destroy_all(struct mpdt_sock *msk)
 
 	hash_for_each_safe(msk->conns, bkt, next, c, node) {
 		hash_del(&c->node);
-		hash_del(&c->host_node);
+		host_leave(c);
 		mpdt_conn_destroy(c);
 	}
 	INIT_LIST_HEAD(&msk->conn_lru);

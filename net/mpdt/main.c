@@ -57,9 +57,11 @@ struct kmem_cache *mpdt_conn_cache __read_mostly;
 struct kmem_cache *mpdt_txmsg_cache __read_mostly;
 struct kmem_cache *mpdt_rxmsg_cache __read_mostly;
 struct kmem_cache *mpdt_rxpiece_cache __read_mostly;
+struct kmem_cache *mpdt_host_cache __read_mostly;
 
 static void mpdt_caches_destroy(void)
 {
+	kmem_cache_destroy(mpdt_host_cache);
 	kmem_cache_destroy(mpdt_rxpiece_cache);
 	kmem_cache_destroy(mpdt_rxmsg_cache);
 	kmem_cache_destroy(mpdt_txmsg_cache);
@@ -80,8 +82,11 @@ static int mpdt_caches_create(void)
 	mpdt_rxpiece_cache = kmem_cache_create("mpdt_rxpiece",
 					       sizeof(struct mpdt_rxpiece), 0, 0,
 					       NULL);
+	mpdt_host_cache = kmem_cache_create("mpdt_host",
+					    sizeof(struct mpdt_host), 0, 0,
+					    NULL);
 	if (mpdt_conn_cache && mpdt_txmsg_cache && mpdt_rxmsg_cache &&
-	    mpdt_rxpiece_cache)
+	    mpdt_rxpiece_cache && mpdt_host_cache)
 		return 0;
 	mpdt_caches_destroy();
 	return -ENOMEM;

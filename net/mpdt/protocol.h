@@ -126,7 +126,7 @@ struct mpdt_sock {
 	u64 evict_none_until_ns;	/* a full table's last search failed */
 	siphash_key_t conn_key;		/* the peer chooses what we hash */
 	DECLARE_HASHTABLE(conns, MPDT_CONN_HASH_BITS);
-	DECLARE_HASHTABLE(host_conns, MPDT_CONN_HASH_BITS); /* by address */
+	DECLARE_HASHTABLE(hosts, MPDT_CONN_HASH_BITS);	/* struct mpdt_host */
 	struct list_head conn_lru;	/* least recently heard from first */
 	struct timer_list gc_timer;	/* partial messages, idle conns */
 	struct list_head rx_partial;	/* incomplete ones, oldest first */
@@ -254,11 +254,23 @@ struct mpdt_burst {
 	u16 pkts, ev;
 };
 
+/* The connections of one peer address, of which a socket holds at most
+ * MPDT_MAX_HOST_CONNS (conn.c).
+ */
+struct mpdt_host {
+	struct hlist_node node;		/* msk->hosts */
+	struct mpdt_addr addr;		/* port 0 */
+	struct list_head conns;		/* least recently heard from first */
+	u32 nconns;
+	u64 evict_none_until_ns;	/* its last search for room failed */
+};
+
 struct mpdt_conn {
 	struct mpdt_eng eng;
 	struct hlist_node node;		/* msk->conns */
-	struct hlist_node host_node;	/* msk->host_conns */
 	struct list_head lru;		/* msk->conn_lru */
+	struct mpdt_host *host;
+	struct list_head host_lru;	/* host->conns */
 	struct mpdt_sock *msk;
 	struct mpdt_addr peer;
 	/* Our address: the one the peer sent to, or that our first route
@@ -286,6 +298,7 @@ extern struct kmem_cache *mpdt_conn_cache;
 extern struct kmem_cache *mpdt_txmsg_cache;
 extern struct kmem_cache *mpdt_rxmsg_cache;
 extern struct kmem_cache *mpdt_rxpiece_cache;
+extern struct kmem_cache *mpdt_host_cache;
 
 /* addr.c */
 int mpdt_addr_from_user(const struct sock *sk, const struct sockaddr *uaddr,

@@ -27,7 +27,7 @@ static int mpdt_sk_init(struct sock *sk)
 	msk->mn = mpdt_net(sock_net(sk));
 	get_random_bytes(&msk->conn_key, sizeof(msk->conn_key));
 	hash_init(msk->conns);
-	hash_init(msk->host_conns);
+	hash_init(msk->hosts);
 	INIT_LIST_HEAD(&msk->conn_lru);
 	timer_setup(&msk->gc_timer, mpdt_conn_gc, 0);
 	INIT_LIST_HEAD(&msk->rx_partial);

@@ -1057,10 +1057,11 @@ def case_conn_evict(env, c):
 def case_conn_full(env, c):
     """3b. When every connection holds state (here a partial message each),
     a new peer is refused (drop_conn_limit) and nothing is evicted: beyond
-    its host's share, and beyond the table.  The table's last connection is
-    a stranger's (PROBE only), heard after all the others: a peer's packet
-    looks at the 64 least recently heard only, so that packets from ever
-    new sources cannot each walk the table to replace the stranger before
+    its host's share, and beyond the table.  The last connection of the
+    first host, and the table's, is a stranger's (PROBE only), heard after
+    the others: a peer's packet looks at the 64 least recently heard only,
+    of its host's and of the table's, so that packets from ever new ports
+    or sources cannot each walk all of them to replace the stranger before
     them.  Once those messages expired, a new honest peer gets in by
     eviction."""
     a = env.a
@@ -1074,16 +1075,21 @@ def case_conn_full(env, c):
                                           dport=7104))
     hosts = MAX_CONNS // MAX_HOST_CONNS
     b0 = stats(a.ns_b)
-    host_flood(env, a.ns_b, 0, MAX_HOST_CONNS, start, "partial messages",
+    host_flood(env, a.ns_b, 0, MAX_HOST_CONNS - 1, start, "partial messages",
                "rx_data")
+    b_s = stats(a.ns_b)
+    Attacker(a.ns_a, ADDR_HOSTS[0]).send(
+        probe(0, 20000 + MAX_HOST_CONNS - 1))
+    wait_until(lambda: delta(stats(a.ns_b), b_s, "tx_sack") >= 1, 10)
     b1 = stats(a.ns_b)
     Attacker(a.ns_a, ADDR_HOSTS[0]).send(probe(0, 20000 + MAX_HOST_CONNS))
     wait_until(lambda: delta(stats(a.ns_b), b1, "rx_packets") >= 1, 10)
     b2 = stats(a.ns_b)
     c.eq("a host's %dth peer: drop_conn_limit" % (MAX_HOST_CONNS + 1), 1,
          delta(b2, b1, "drop_conn_limit"))
-    c.eq("a host's %dth peer: conn_evicted (all hold state)"
-         % (MAX_HOST_CONNS + 1), 0, delta(b2, b1, "conn_evicted"))
+    c.eq("a host's %dth peer: conn_evicted (its stranger is not among its "
+         "64 least recently heard)" % (MAX_HOST_CONNS + 1), 0,
+         delta(b2, b1, "conn_evicted"))
     for h in range(1, hosts):
         host_flood(env, a.ns_b, h, MAX_HOST_CONNS - (h == hosts - 1), start,
                    "partial messages", "rx_data")
@@ -1092,7 +1098,7 @@ def case_conn_full(env, c):
         probe(0, 20000 + 1000 * (hosts - 1) + MAX_HOST_CONNS - 1))
     wait_until(lambda: delta(stats(a.ns_b), b_s, "tx_sack") >= 1, 10)
     b3 = stats(a.ns_b)
-    c.eq("conn_created: one per peer, the stranger last", MAX_CONNS,
+    c.eq("conn_created: one per peer, the strangers last", MAX_CONNS,
          delta(b3, b0, "conn_created"))
     for k in ("drop_no_buffer", "drop_peer_quota", "conn_evicted"):
         c.eq("%s while %d peers each started a message" % (k, MAX_CONNS), 0,
@@ -1105,7 +1111,7 @@ def case_conn_full(env, c):
     c.eq("the %dth peer: conn_evicted (the stranger is not among the "
          "64 least recently heard)" % (MAX_CONNS + 1),
          0, delta(b4, b3, "conn_evicted"))
-    partial = MAX_CONNS - 1
+    partial = MAX_CONNS - 2
     got = wait_until(lambda: delta(stats(a.ns_b), b0, "rx_msg_expired")
                      >= partial, 60)
     if not got:
