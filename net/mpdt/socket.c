@@ -235,9 +235,12 @@ static __poll_t mpdt_poll(struct file *file, struct socket *sock,
 	return mask;
 }
 
-/* Wait until @cond holds, the socket has an error, or time runs out. */
+/* Wait until @cond holds, the socket has an error (taken and returned,
+ * if @on_error), or time runs out.
+ */
 static int wait_for(struct sock *sk, long *timeo,
-		    bool (*cond)(struct sock *sk, size_t arg), size_t arg)
+		    bool (*cond)(struct sock *sk, size_t arg), size_t arg,
+		    bool on_error)
 {
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
 	int err = 0;
@@ -245,7 +248,7 @@ static int wait_for(struct sock *sk, long *timeo,
 	add_wait_queue(sk_sleep(sk), &wait);
 	for (;;) {
 		/* A failed peer frees room: report it, not the room. */
-		err = sock_error(sk);
+		err = on_error ? sock_error(sk) : 0;
 		if (err || cond(sk, arg))
 			break;
 		if (!*timeo) {
@@ -340,7 +343,8 @@ static int mpdt_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	if (err)
 		return err;
 
-	err = wait_for(sk, &timeo, has_room, mpdt_txmsg_truesize(msk, len));
+	err = wait_for(sk, &timeo, has_room, mpdt_txmsg_truesize(msk, len),
+		       true);
 	if (err)
 		return err;
 	m = mpdt_txmsg_new(msk, msg, len, &src, &err);
@@ -498,7 +502,7 @@ static int mpdt_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		m = pop_message(msk);
 		if (m)
 			break;
-		err = wait_for(sk, &timeo, has_message, 0);
+		err = wait_for(sk, &timeo, has_message, 0, true);
 		if (err)
 			return err;
 	}
@@ -636,7 +640,8 @@ static bool tx_drained(struct sock *sk, size_t unused)
  * message is acknowledged or discarded with its failed peer, and say which:
  * 0, or the pending error.  Linux's close() cannot return an error, so
  * this is how a program that sends and exits learns that every message
- * arrived: each message is delivered, or its sender is told.
+ * arrived: each message is delivered, or its sender is told.  A peer that
+ * failed before or meanwhile does not end the wait for the others'.
  */
 static int mpdt_shutdown(struct socket *sock, int how)
 {
@@ -649,7 +654,7 @@ static int mpdt_shutdown(struct socket *sock, int how)
 	mutex_lock(&msk->user_lock);
 	WRITE_ONCE(sk->sk_shutdown, sk->sk_shutdown | SEND_SHUTDOWN);
 	mutex_unlock(&msk->user_lock);
-	return wait_for(sk, &timeo, tx_drained, 0);
+	return wait_for(sk, &timeo, tx_drained, 0, false) ?: sock_error(sk);
 }
 
 /* close(): as TCP's.  Without SO_LINGER, messages not yet acknowledged
@@ -670,7 +675,8 @@ static bool linger(struct sock *sk)
 		return true;
 	if (current->flags & PF_EXITING)
 		return false;
-	wait_for(sk, &timeo, tx_drained, 0);
+	/* A failed peer's error, unread, does not cut the others' time. */
+	wait_for(sk, &timeo, tx_drained, 0, false);
 	return true;
 }
 

@@ -714,6 +714,88 @@ TEST(shutdown_reports_undelivered)
 	EXPECT_EQ(EOPNOTSUPP, errno);
 }
 
+/*
+ * A peer that failed does not cut short the wait for the others' messages.
+ * In the test's own netns lo sends at SLOW_RATE (netem): the message of
+ * SLOW_MSG bytes to the live peer takes about 8 s, and the dead peer fails
+ * after about 3.3 s, while it is on its way.  Its error stays pending: the
+ * caller waits for POLLERR, which does not take it.  Returns @a, with the
+ * message to PORT(1) (@b, bound) not yet acknowledged.
+ */
+#define SLOW_RATE "2mbit"
+#define SLOW_MSG (2 << 20)
+static int send_past_a_failure(struct __test_metadata *_metadata, int *b,
+			       uint8_t *buf)
+{
+	int a;
+
+	ASSERT_EQ(0, own_netns()) TH_LOG("own netns: %s", strerror(errno));
+	ASSERT_EQ(0, run(NULL, 0, "tc", "qdisc", "add", "dev", "lo", "root",
+			 "netem", "rate", SLOW_RATE, NULL))
+		TH_LOG("tc qdisc add dev lo root netem rate failed");
+	a = mk_bound(PORT(0));
+	*b = mk_bound(PORT(1));
+	ASSERT_LE(0, a);
+	ASSERT_LE(0, *b);
+	fill(buf, SLOW_MSG, 1);
+	ASSERT_EQ(5, send_to(a, "hello", 5, DEAD_PORT, 0));
+	ASSERT_EQ(SLOW_MSG, send_to(a, buf, SLOW_MSG, PORT(1), 0));
+	ASSERT_EQ(0, wait_pollerr(a, FAIL_WITHIN_MS));
+	EXPECT_EQ(0, netns_stat("msg_acked"))
+		TH_LOG("the live peer's message arrived before the other failed");
+	return a;
+}
+
+/* The live peer's whole message is in @b's queue. */
+static void check_slow_msg(struct __test_metadata *_metadata, int b,
+			   uint8_t *buf)
+{
+	ssize_t n = recv(b, buf, SLOW_MSG + 1, MSG_DONTWAIT);
+
+	ASSERT_EQ(SLOW_MSG, n) TH_LOG("the live peer's message: %s",
+				      n < 0 ? strerror(errno) : "short");
+	EXPECT_EQ(1, check(buf, n));
+}
+
+/* shutdown(SHUT_WR) waits for the live peer's message, then reports the
+ * failed one.
+ */
+TEST(shutdown_waits_past_a_failed_peer)
+{
+	uint8_t *buf = malloc(SLOW_MSG + 1);
+	int a, b;
+
+	ASSERT_NE(NULL, buf);
+	a = send_past_a_failure(_metadata, &b, buf);
+	EXPECT_EQ(-1, shutdown(a, SHUT_WR));
+	EXPECT_EQ(ETIMEDOUT, errno);
+	check_slow_msg(_metadata, b, buf);
+	EXPECT_EQ(1, netns_stat("msg_acked"));
+	close(a);
+	close(b);
+	free(buf);
+}
+
+/* close() with SO_LINGER delivers the live peer's message though another
+ * peer failed, its error unread.
+ */
+TEST(close_with_linger_past_a_failed_peer)
+{
+	struct linger lg = { .l_onoff = 1, .l_linger = 60 };
+	uint8_t *buf = malloc(SLOW_MSG + 1);
+	int a, b;
+
+	ASSERT_NE(NULL, buf);
+	a = send_past_a_failure(_metadata, &b, buf);
+	ASSERT_EQ(0, setsockopt(a, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)));
+	ASSERT_EQ(0, close(a));
+	check_slow_msg(_metadata, b, buf);
+	EXPECT_EQ(1, netns_stat("msg_acked"));
+	EXPECT_EQ(0, netns_stat("close_drain")) TH_LOG("nothing was left to drain");
+	close(b);
+	free(buf);
+}
+
 /* ... or by the next recv. */
 TEST(dead_peer_next_recv_etimedout_once)
 {
