@@ -522,8 +522,8 @@ static int copy_in(struct mpdt_txmsg *m, struct iov_iter *from, u32 at,
 		plen = min(m->core.mss, m->core.len - off);
 		packet_walk_init(&w, m, off, plen, false);
 		while (laid_walk_next(&w, &page, &poff, &n)) {
-			if (!from)
-				memzero_page(page, poff, n);
+			if (!from)	/* a fragment may span its pages */
+				memset(page_address(page) + poff, 0, n);
 			else if (copy_page_from_iter(page, poff, n, from) != n)
 				return -EFAULT;
 		}
