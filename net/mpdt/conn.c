@@ -263,9 +263,14 @@ static bool conn_idle(const struct mpdt_conn *c, u64 now, u64 quiet)
 	       mpdt_since(now, c->eng.heard_ns) >= MPDT_CONN_IDLE_NS;
 }
 
-/* The engine noted the time; the eviction order follows it. */
+/* The engine noted the time; the eviction order follows it.  A burst's
+ * packets after its first find the connection last already, of the
+ * socket's and so of its host's (both lists move together).
+ */
 void mpdt_conn_heard(struct mpdt_conn *c)
 {
+	if (list_is_last(&c->lru, &c->msk->conn_lru))
+		return;
 	list_move_tail(&c->lru, &c->msk->conn_lru);
 	list_move_tail(&c->host_lru, &c->host->conns);
 }
