@@ -102,6 +102,19 @@ static u64 smoothed_rtt_ns(const struct mpdt_eng *e)
 	return e->rtt.samples ? e->rtt.srtt : base_rtt_ns(e);
 }
 
+/* Bytes per second the connection's DATA is paced at (pacing.h), 0 if
+ * it is not.
+ */
+static u64 pacing_rate(struct mpdt_eng *e)
+{
+	u64 max_rate;
+
+	if (!e->ops->paced || !e->ops->paced(e, &max_rate))
+		return 0;
+	return mpdt_pacing_rate(e->cc.cwnd, e->rtt.samples ? e->rtt.srtt : 0,
+				!e->path.full, max_rate);
+}
+
 /* When the next @bytes leave (pacing.h), which is also the time they
  * are sent for the RTT samples and the loss detectors: a packet that
  * waits in fq for its time is not yet on its way.  Later than @now only
@@ -110,12 +123,8 @@ static u64 smoothed_rtt_ns(const struct mpdt_eng *e)
  */
 static u64 depart(struct mpdt_eng *e, u64 bytes, u64 now)
 {
-	u64 max_rate, rate = 0;
+	u64 rate = pacing_rate(e);
 
-	if (e->ops->paced && e->ops->paced(e, &max_rate))
-		rate = mpdt_pacing_rate(e->cc.cwnd,
-					e->rtt.samples ? e->rtt.srtt : 0,
-					!e->path.full, max_rate);
 	e->tx_at = rate ? mpdt_pacing_depart(&e->pacing, bytes, rate, now) : 0;
 	return e->tx_at ?: now;
 }
@@ -349,6 +358,8 @@ void mpdt_eng_start(struct mpdt_eng *e, struct mpdt_sb_pkt *ring, u32 nonce,
 	e->pause_until = 0;
 	e->peer_room = U32_MAX;
 	e->burst_left = 0;
+	/* A failed incarnation's departure times are not the new one's. */
+	e->pacing = (struct mpdt_pacing){};
 	mpdt_sb_init(&e->sb, ring, e->rx.window, now);
 	mpdt_sb_report_losses(&e->sb, on_lost, e);
 	mpdt_rtt_init(&e->rtt);
@@ -437,17 +448,27 @@ static void xmit_data(struct mpdt_eng *e, u32 psn, u16 flags, u32 prev_psn)
 	e->ops->xmit(e, &h, m);
 }
 
-/* Bytes a millisecond at the configured link speed, or at @rate. */
-static u64 bytes_per_ms(const struct mpdt_eng *e, u64 rate)
+/* Bytes a millisecond at the configured link speed, or at @rate; paced,
+ * at most a millisecond at the pacing rate, by which TCP sizes its
+ * bursts and its share of the host's queues (tcp_tso_autosize(),
+ * tcp_small_queue_check()).  Else a socket that lowered its
+ * SO_MAX_PACING_RATE after running fast would queue bursts sized for the
+ * old rate, each stamped up to a second after the one before, until fq's
+ * horizon dropped them all.
+ */
+static u64 bytes_per_ms(struct mpdt_eng *e, u64 rate)
 {
-	return e->params->link_mbps ? mpdt_link_bytes_per_ms(e->params) :
-				      mpdt_div(rate, 1000);
+	u64 paced = pacing_rate(e), per_ms;
+
+	per_ms = e->params->link_mbps ? mpdt_link_bytes_per_ms(e->params) :
+					mpdt_div(rate, 1000);
+	return paced ? min(per_ms, mpdt_div(paced, 1000)) : per_ms;
 }
 
 /* A burst carries about a millisecond at the measured delivery rate (or
- * the configured link speed): mpdt_burst_pkts().
+ * the configured link speed, or the pacing rate): mpdt_burst_pkts().
  */
-static u32 burst_size(const struct mpdt_eng *e)
+static u32 burst_size(struct mpdt_eng *e)
 {
 	if (e->peer_full)
 		return 1;
@@ -461,7 +482,8 @@ static u32 burst_size(const struct mpdt_eng *e)
  * one veth lost 15% of their DATA in the receiver's backlog
  * (Documentation/perf.rst).  Two bursts or a millisecond at the
  * latest round's delivery rate (a share of the link, where the estimate
- * is all of it), whichever is more, at most MPDT_HOST_QUEUE_MAX, may
+ * is all of it; or at the pacing rate, if slower: bytes_per_ms()),
+ * whichever is more, at most MPDT_HOST_QUEUE_MAX, may
  * wait there; the glue runs the timer once they left.  Asked between
  * bursts: the policy was promised a burst whole.
  */

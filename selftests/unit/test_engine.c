@@ -139,6 +139,8 @@ struct node {
 	u32 held;		/* new DATA since the engine's last flush */
 	u32 flushes;		/* of bursts: with DATA held */
 	bool paced;		/* paced() says yes */
+	u64 max_rate;		/* ... at most this (0: unlimited) */
+	u32 paced_max_burst;	/* the most new DATA flushed with a time */
 	u32 paced_bursts;	/* flushes with a departure time */
 	u64 pace_lead;		/* the latest time ahead of the flush */
 	u32 host_bursts;	/* host_room() says yes this often more */
@@ -746,6 +748,7 @@ static void check_departure(struct node *n, struct mpdt_eng *e)
 	}
 	if (!at)
 		return;
+	n->paced_max_burst = max(n->paced_max_burst, n->held);
 	n->paced_bursts++;
 	n->pace_lead = max(n->pace_lead, at - s->now);
 }
@@ -769,7 +772,7 @@ static void op_flush(struct mpdt_eng *e)
  */
 static bool op_paced(struct mpdt_eng *e, u64 *max_rate)
 {
-	*max_rate = U64_MAX;
+	*max_rate = node_of(e)->max_rate ?: U64_MAX;
 	return node_of(e)->paced;
 }
 
@@ -2271,6 +2274,53 @@ TEST(paced_bursts_leave_at_their_times)
 	EXPECT_LE(2 * LINK_DELAY / 1000, a->eng.eff.base_rtt_us);
 	EXPECT_GE(2 * LINK_DELAY / 1000 + 5, a->eng.eff.base_rtt_us);
 	EXPECT_GE(ideal * 120 / 100, fct);
+	sim_free(s);
+}
+
+/* Paced at a rate far below the path's (SO_MAX_PACING_RATE 2 MB/s over
+ * the clean 10 Gbit/s link): a burst is a millisecond at the pacing rate,
+ * one packet, and the host may hold two, as TCP sizes both by its pacing
+ * rate.  Sized by the path's rate, at a tiny rate bursts of 16 each
+ * stamped up to a second apart would pass fq's horizon.  A new
+ * incarnation after a long idle does not inherit the old one's departure
+ * times.  1 MiB, twice.
+ */
+TEST(paced_slowly_sends_bursts_of_the_pacing_rate)
+{
+	struct mpdt_params p = default_params();
+	struct sim *s = sim_new(&p, mpdt_lb_find("ecmp"),
+				mpdt_cc_find("strack"), 43);
+	struct node *a = &s->n[0];
+	struct report rep;
+	bool drained;
+	u64 t1;
+
+	a->paced = true;
+	a->max_rate = 2000000;
+	node_add(a, 1 << 20);
+	drained = sim_run(s, T0 + UNIT_SEC(60));
+	EXPECT_STREQ("", check_run(s, drained, &rep)) {
+		log_run(_metadata, s);
+	}
+	TH_LOG("%u of %u bursts paced, at most %u packets, lead up to %llu ms, "
+	       "host limit %u B", a->paced_bursts, a->flushes,
+	       a->paced_max_burst, a->pace_lead / 1000000, a->host_limit);
+	EXPECT_LT(a->flushes / 2, a->paced_bursts);
+	EXPECT_EQ(1, a->paced_max_burst);
+	EXPECT_EQ(2 * a->eng.cc.mss, a->host_limit);
+	/* As an incarnation paced at a tiny rate may leave it. */
+	t1 = s->now + 4 * mpdt_eng_quiet_ns(&p);
+	s->now = t1;
+	a->eng.pacing.next_ns = t1 + UNIT_SEC(10);
+	a->want_incarnations = 2;
+	node_add(a, 1 << 20);
+	drained = sim_run(s, t1 + UNIT_SEC(20));
+	EXPECT_STREQ("", check_run(s, drained, &rep)) {
+		log_run(_metadata, s);
+	}
+	EXPECT_EQ(2, a->incarnations);
+	EXPECT_GT(t1 + UNIT_SEC(2), a->last_at[MPDT_STAT_MSG_ACKED])
+		TH_LOG("the new incarnation's message waited for old times");
 	sim_free(s);
 }
 
