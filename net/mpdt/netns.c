@@ -193,22 +193,29 @@ static u16 pick_ephemeral(struct mpdt_net *mn)
 }
 
 /* A port held by a closed socket (draining or in time-wait) is taken
- * over: the new socket is what the port's peers want now.  A draining
- * one is returned in @taken, held, for its drain to end (close.c).  It
- * still has the reference its end puts: that unbinds it first, under
- * ports_lock (mpdt_close_finish()).
+ * over by @msk: the new socket is what the port's peers want now.  A
+ * draining one gives up the messages it still delivers, so only their
+ * owner may take it, as SO_REUSEPORT shares a port only between sockets
+ * of one owner; it is returned in @taken, held, for its drain to end
+ * (close.c).  It still has the reference its end puts: that unbinds it
+ * first, under ports_lock (mpdt_close_finish()).
  */
-static int port_take(struct mpdt_net *mn, u16 port,
+static int port_take(struct mpdt_sock *msk, u16 port,
 		     struct mpdt_sock **taken)
 {
-	struct mpdt_sock *old = port_find(mn, port);
+	struct mpdt_sock *old = port_find(msk->mn, port);
+	bool draining;
 
 	if (!old)
 		return 0;
 	if (!mpdt_sock_closed(old))
 		return -EADDRINUSE;
+	draining = READ_ONCE(old->draining);
+	if (draining && !uid_eq(sock_i_uid(&old->inet.sk),
+				sock_i_uid(&msk->inet.sk)))
+		return -EADDRINUSE;
 	hlist_del_init_rcu(&old->port_node);
-	if (READ_ONCE(old->draining)) {
+	if (draining) {
 		sock_hold(&old->inet.sk);
 		*taken = old;
 	}
@@ -230,7 +237,7 @@ static int port_bind(struct mpdt_sock *msk, u16 port,
 		if (!port)
 			err = -EADDRINUSE;
 	} else {
-		err = port_take(mn, port, taken);
+		err = port_take(msk, port, taken);
 	}
 	if (!err) {
 		msk->port = port;

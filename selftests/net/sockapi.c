@@ -1509,12 +1509,35 @@ TEST(close_without_linger_dead_peer_gives_up)
 	free(buf);
 }
 
+/* The errno of a bind() of @port by a new socket of user nobody, in a
+ * child process; 0 if it succeeded, -1 if the child could not try.
+ */
+static int bind_as_nobody(int port)
+{
+	pid_t pid = fork();
+	int status, fd;
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		if (setgid(65534) || setuid(65534))
+			_exit(255);
+		fd = mk_bound(port);
+		_exit(fd < 0 ? errno : 0);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) == 255)
+		return -1;
+	return WEXITSTATUS(status);
+}
+
 /*
  * A new bind() of a draining socket's port takes it over, and the drain
  * gives up at once (close_abandoned): no SACK would reach it any more,
  * and its retries would only hold the peer to an incarnation that cannot
- * finish.  The setting above, where the drain lasts 2.4 s: the bind ends
- * it before its first timeout, or right after it.
+ * finish.  Only the owner's: another user's bind() fails with EADDRINUSE
+ * and the drain goes on.  The setting above, where the drain lasts
+ * 2.4 s: the bind ends it before its first timeout, or right after it.
  */
 TEST(bind_over_a_draining_socket_ends_the_drain)
 {
@@ -1528,6 +1551,9 @@ TEST(bind_over_a_draining_socket_ends_the_drain)
 		return;
 	ASSERT_EQ(0, close(a));
 	EXPECT_EQ(1, netns_stat("close_drain"));
+	EXPECT_EQ(EADDRINUSE, bind_as_nobody(PORT(0)))
+		TH_LOG("another user took the draining socket's port");
+	EXPECT_EQ(0, netns_stat("close_abandoned"));
 	b = mk_bound(PORT(0));
 	ASSERT_LE(0, b);
 	EXPECT_EQ(1, netns_stat("close_abandoned"));
