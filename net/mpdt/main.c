@@ -120,9 +120,12 @@ static int __init mpdt_init(void)
 	err = mpdt_caches_create();
 	if (err)
 		return err;
-	err = mpdt_txpages_register();
+	err = mpdt_output_init();
 	if (err)
 		goto err_caches;
+	err = mpdt_txpages_register();
+	if (err)
+		goto err_output;
 	mpdt_sock_mem_init();
 	err = proto_register(&mpdt_prot, 1);
 	if (err)
@@ -158,6 +161,8 @@ err_proto4:
 	proto_unregister(&mpdt_prot);
 err_shrinker:
 	mpdt_txpages_unregister();
+err_output:
+	mpdt_output_exit();
 err_caches:
 	mpdt_caches_destroy();
 	return err;
@@ -175,6 +180,7 @@ static void __exit mpdt_exit(void)
 	proto_unregister(&mpdtv6_prot);
 	proto_unregister(&mpdt_prot);
 	mpdt_txpages_unregister();
+	mpdt_output_exit();
 	mpdt_caches_destroy();
 }
 

@@ -133,6 +133,33 @@ static void tunnel_send(struct socket *tunnel, struct sk_buff *skb,
 				    a->sport, a->dport, false, false);
 }
 
+/* Skbs one CPU sends at a time before it leaves the rest to a kworker:
+ * dev_tx_weight's 64, after which a qdisc's run (__qdisc_run()) leaves
+ * the rest to the transmit softirq.
+ */
+#define MPDT_TX_QUOTA		64
+/* SACKs and NACKs that may wait in a socket's queue.  They answer what
+ * arrived and are charged to no socket: past this, probes answered from
+ * every CPU would grow the queue faster than one CPU empties it.  A peer
+ * whose answer is lost probes again.
+ */
+#define MPDT_TX_FEEDBACK_MAX	256
+
+static struct workqueue_struct *mpdt_tx_wq;
+
+/* Feedback is owned by nobody, what the sending half sends by its socket
+ * (socket_sends()).
+ */
+static bool is_feedback(const struct sk_buff *skb)
+{
+	return !skb->sk;
+}
+
+static bool feedback_room(const struct mpdt_sock *msk)
+{
+	return READ_ONCE(msk->tx_feedback) < MPDT_TX_FEEDBACK_MAX;
+}
+
 /* Everything the engine sends, it sends under msk->lock: each packet
  * waits on msk->tx_queue, its route held in the skb, and leaves once the
  * lock is released (mpdt_xmit_queued()).  The lock is held for the
@@ -143,14 +170,17 @@ static void tunnel_send(struct socket *tunnel, struct sk_buff *skb,
 static void queue_to_send(struct mpdt_conn *c, struct sk_buff *skb,
 			  struct dst_entry *dst, struct mpdt_tx_args *a)
 {
-	struct sk_buff_head *q = &c->msk->tx_queue;
+	struct mpdt_sock *msk = c->msk;
+	struct sk_buff_head *q = &msk->tx_queue;
 
-	lockdep_assert_held(&c->msk->lock);
+	lockdep_assert_held(&msk->lock);
 	BUILD_BUG_ON(sizeof(*a) > sizeof(skb->cb));
 	*MPDT_TX_ARGS(skb) = *a;
 	skb_dst_set(skb, dst);
 	spin_lock(&q->lock);
 	__skb_queue_tail(q, skb);
+	if (is_feedback(skb))
+		WRITE_ONCE(msk->tx_feedback, msk->tx_feedback + 1);
 	spin_unlock(&q->lock);
 }
 
@@ -179,34 +209,98 @@ static void send_batch(struct mpdt_net *mn, struct sk_buff_head *batch)
 	rcu_read_unlock();
 }
 
-/* Send what queue_to_send() kept, msk->lock just released.  One CPU at a
- * time sends, as a qdisc runs on one CPU at a time (qdisc_run_begin()):
- * one that finds another sending leaves its packets to it, which sends
- * until it finds the queue empty, under the queue's lock.  So every
- * packet queued leaves, and in order.
+/* Send up to MPDT_TX_QUOTA skbs of @msk's queue, its lock held (and
+ * dropped while they go) with bottom halves off; whether any are left.
+ */
+static bool send_quota(struct mpdt_sock *msk)
+{
+	struct sk_buff_head *q = &msk->tx_queue, batch;
+	u32 quota = MPDT_TX_QUOTA;
+	struct sk_buff *skb;
+
+	__skb_queue_head_init(&batch);
+	while (quota && !skb_queue_empty(q)) {
+		for (; quota && (skb = __skb_dequeue(q)); quota--) {
+			if (is_feedback(skb))
+				WRITE_ONCE(msk->tx_feedback,
+					   msk->tx_feedback - 1);
+			__skb_queue_tail(&batch, skb);
+		}
+		spin_unlock(&q->lock);
+		send_batch(msk->mn, &batch);
+		spin_lock(&q->lock);
+	}
+	return !skb_queue_empty(q);
+}
+
+/* The kworker sends the rest a quota at a time, rescheduling between
+ * them, and keeps @tx_sending until the queue is empty: the CPUs go on
+ * leaving their packets to it, and the order holds.
+ */
+static void tx_work(struct work_struct *work)
+{
+	struct mpdt_sock *msk = container_of(work, struct mpdt_sock, tx_work);
+	struct sk_buff_head *q = &msk->tx_queue;
+	bool more;
+
+	do {
+		cond_resched();
+		spin_lock_bh(&q->lock);
+		more = send_quota(msk);
+		msk->tx_sending = more;
+		spin_unlock_bh(&q->lock);
+	} while (more);
+	sock_put(&msk->inet.sk);
+}
+
+/* Send what queue_to_send() kept, msk->lock just released.  One sender
+ * at a time, as a qdisc runs on one CPU at a time (qdisc_run_begin()):
+ * a CPU that finds another sending leaves its packets to it, which sends
+ * until it finds the queue empty.  So every packet queued leaves, and in
+ * order.  A CPU sends one quota; other CPUs may be adding as fast as it
+ * sends (a flood of probes, each answered), and it must not stay here
+ * with bottom halves off for as long as they do: the rest is the
+ * kworker's (tx_deferred).
  */
 void mpdt_xmit_queued(struct mpdt_sock *msk)
 {
-	struct sk_buff_head *q = &msk->tx_queue, batch;
+	struct sk_buff_head *q = &msk->tx_queue;
 
-	/* Ours, if it is empty, went with another CPU's batch. */
+	/* Ours, if it is empty, went with another sender's quota. */
 	if (skb_queue_empty_lockless(q))
 		return;
-	__skb_queue_head_init(&batch);
-	local_bh_disable();
-	spin_lock(&q->lock);
+	spin_lock_bh(&q->lock);
 	if (!msk->tx_sending) {
 		msk->tx_sending = true;
-		while (!skb_queue_empty(q)) {
-			skb_queue_splice_init(q, &batch);
-			spin_unlock(&q->lock);
-			send_batch(msk->mn, &batch);
-			spin_lock(&q->lock);
+		if (send_quota(msk)) {
+			sock_hold(&msk->inet.sk);
+			queue_work(mpdt_tx_wq, &msk->tx_work);
+			mpdt_stat_inc(msk->mn, MPDT_STAT_TX_DEFERRED);
+		} else {
+			msk->tx_sending = false;
 		}
-		msk->tx_sending = false;
 	}
-	spin_unlock(&q->lock);
-	local_bh_enable();
+	spin_unlock_bh(&q->lock);
+}
+
+void mpdt_xmit_init(struct mpdt_sock *msk)
+{
+	skb_queue_head_init(&msk->tx_queue);
+	INIT_WORK(&msk->tx_work, tx_work);
+}
+
+/* The kworker's sock_put() may free the socket, and with it the
+ * module's last reference: destroy_workqueue() waits for it to return.
+ */
+int mpdt_output_init(void)
+{
+	mpdt_tx_wq = alloc_workqueue("mpdt_tx", 0, 0);
+	return mpdt_tx_wq ? 0 : -ENOMEM;
+}
+
+void mpdt_output_exit(void)
+{
+	destroy_workqueue(mpdt_tx_wq);
 }
 
 /* The source address of everything @c sends: its own once known (a
@@ -608,9 +702,11 @@ void mpdt_xmit(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
 		return;
 	}
 	mpdt_xmit_flush(e);
-	skb = pkt_alloc(&h, tm);
-	if (mpdt_pkt_is_feedback(pkt))
+	if (mpdt_pkt_is_feedback(pkt)) {
+		skb = feedback_room(c->msk) ? pkt_alloc(&h, tm) : NULL;
 		xmit(c, skb, pkt->hdr.ev);
-	else
+	} else {
+		skb = pkt_alloc(&h, tm);
 		xmit(c, socket_sends(c, skb, e->tx_at), pkt->hdr.ev);
+	}
 }

@@ -147,11 +147,14 @@ struct mpdt_sock {
 	struct page *tx_pages[MPDT_TX_PAGES_KEPT];
 	struct mpdt_txpages_entry *tx_pages_entry; /* the shrinker's */
 	/* What the engine sent under @lock, in order, waiting for its
-	 * release; @tx_sending: a CPU is sending it.  Both under the
-	 * queue's lock (output.c mpdt_xmit_queued()).
+	 * release; @tx_sending: a CPU or @tx_work is sending it;
+	 * @tx_feedback: the SACKs and NACKs in it.  Under the queue's lock
+	 * (output.c mpdt_xmit_queued()).
 	 */
 	struct sk_buff_head tx_queue;
 	bool tx_sending;
+	u32 tx_feedback;
+	struct work_struct tx_work;
 };
 
 static inline struct mpdt_sock *mpdt_sk(const struct sock *sk)
@@ -441,6 +444,9 @@ bool mpdt_conn_timer_stop(struct mpdt_conn *c);
 
 /* output.c */
 void mpdt_xmit_queued(struct mpdt_sock *msk);
+void mpdt_xmit_init(struct mpdt_sock *msk);
+int mpdt_output_init(void);
+void mpdt_output_exit(void);
 void mpdt_xmit(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
 	       const struct mpdt_eng_txmsg *m);
 void mpdt_xmit_flush(struct mpdt_eng *e);

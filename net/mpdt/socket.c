@@ -22,7 +22,7 @@ static int mpdt_sk_init(struct sock *sk)
 	struct mpdt_sock *msk = mpdt_sk(sk);
 
 	spin_lock_init(&msk->lock);
-	skb_queue_head_init(&msk->tx_queue);
+	mpdt_xmit_init(msk);
 	mutex_init(&msk->user_lock);
 	msk->mn = mpdt_net(sock_net(sk));
 	get_random_bytes(&msk->conn_key, sizeof(msk->conn_key));

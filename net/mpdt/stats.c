@@ -65,6 +65,7 @@ static const char * const mpdt_stat_names[__MPDT_STAT_MAX] = {
 	[MPDT_STAT_TX_PAGES_REUSED]	= "tx_pages_reused",
 	[MPDT_STAT_RX_STEERED]		= "rx_steered",
 	[MPDT_STAT_RX_MSG_EVICTED]	= "rx_msg_evicted",
+	[MPDT_STAT_TX_DEFERRED]		= "tx_deferred",
 };
 
 void mpdt_stat_inc(struct mpdt_net *mn, enum mpdt_stat s)

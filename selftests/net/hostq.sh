@@ -13,6 +13,7 @@
 # the bucket never drops one: messages arrive intact, the qdisc
 # dropped nothing and the connections waited (tx_host_limited).  (Larger
 # bursts raise the limit past this bucket, as TCP's two 64 KB skbs would.)
+# Then a push far longer than a CPU's sending quota (output.c).
 
 source "$(dirname "$0")/lib.sh"
 
@@ -43,4 +44,19 @@ for dst in "$ADDR_B" "$ADDR6_B"; do
 	assert_gt "$fam: connections waited for the host's queues" \
 		"$limited" "$(stat_get "$NS_A" tx_host_limited)"
 done
-pass "the host's own queues never overflowed"
+
+# One push of hundreds of packets.  MCC's window starts at a BDP (1.25 MB
+# at 100 Gbit/s and 100 us) and, with 1 MiB chunks, a 1 MiB message is
+# one piece (engine.c mpdt_eng_piece_pkts()): one hold of the socket's
+# lock queues single packets up to the host's limit of 1 MiB, hundreds of
+# skbs.  The CPU sends 64 and leaves the rest to a kworker (output.c
+# MPDT_TX_QUOTA), which must send every one of them, in order.
+tc -n "$NS_A" qdisc del dev "$VETH_A" root || fail "cannot remove the bucket"
+"$(mpdt_cli_bin)" -n "$NS_A" param set cc mcc link-mbps 100000 \
+	base-rtt-us 100 mcc-chunk-bytes 1048576 >/dev/null ||
+	fail "cannot set the MCC parameters"
+deferred=$(stat_get "$NS_A" tx_deferred)
+run_transfer big 4 1048576 1048576 120 $((port++)) "$ADDR_B"
+assert_gt "pushes sent 64 skbs at a time, the rest by a kworker" \
+	"$deferred" "$(stat_get "$NS_A" tx_deferred)"
+pass "the host's own queues never overflowed; long pushes were sent in quotas"

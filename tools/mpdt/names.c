@@ -81,6 +81,7 @@ const char *const stat_names[MPDT_STAT_MAX + 1] = {
 	[MPDT_STAT_TX_PAGES_REUSED]	= "tx_pages_reused",
 	[MPDT_STAT_RX_STEERED]		= "rx_steered",
 	[MPDT_STAT_RX_MSG_EVICTED]	= "rx_msg_evicted",
+	[MPDT_STAT_TX_DEFERRED]		= "tx_deferred",
 };
 
 /* Both peer address attributes are shown as "peer". */

@@ -264,6 +264,7 @@ enum mpdt_stat {
 	MPDT_STAT_TX_PAGES_REUSED,	/* kept pages a new message took (txmsg.c) */
 	MPDT_STAT_RX_STEERED,		/* skbs handed to their connection's CPU */
 	MPDT_STAT_RX_MSG_EVICTED,	/* partial messages dropped for room */
+	MPDT_STAT_TX_DEFERRED,		/* sends left to a kworker (output.c) */
 	__MPDT_STAT_MAX
 };
 
