@@ -174,22 +174,35 @@ struct mpdt_sock *mpdt_port_lookup_rcu(struct mpdt_net *mn, u16 port)
 	return port_find(mn, port);
 }
 
-/* A random start, then every port of the range once: an off-path host
- * cannot guess the next port, and a full range is found full.
+/* A random start, then the first free port from there, round the range:
+ * an off-path host cannot guess the next port, and a full range is found
+ * full.  A bitmap, not a walk of the table: a user who fills the range
+ * would otherwise make every autobind scan 28232 ports here, with
+ * softirqs off.
  */
 static u16 pick_ephemeral(struct mpdt_net *mn)
 {
-	u32 span = MPDT_EPHEMERAL_HI - MPDT_EPHEMERAL_LO + 1;
-	u32 start = get_random_u32_below(span);
-	u32 i;
+	u32 start = get_random_u32_below(MPDT_EPHEMERAL_SPAN);
+	unsigned long i;
 
-	for (i = 0; i < span; i++) {
-		u16 port = MPDT_EPHEMERAL_LO + (start + i) % span;
-
-		if (!port_find(mn, port))
-			return port;
+	i = find_next_zero_bit(mn->ephemeral, MPDT_EPHEMERAL_SPAN, start);
+	if (i == MPDT_EPHEMERAL_SPAN) {
+		i = find_first_zero_bit(mn->ephemeral, start);
+		if (i == start)
+			return 0;
 	}
-	return 0;
+	return MPDT_EPHEMERAL_LO + i;
+}
+
+/* Keeps the bitmap of the ephemeral range as ports[] has it. */
+static void ephemeral_mark(struct mpdt_net *mn, u16 port, bool used)
+{
+	if (port < MPDT_EPHEMERAL_LO || port > MPDT_EPHEMERAL_HI)
+		return;
+	if (used)
+		__set_bit(port - MPDT_EPHEMERAL_LO, mn->ephemeral);
+	else
+		__clear_bit(port - MPDT_EPHEMERAL_LO, mn->ephemeral);
 }
 
 /* A port held by a closed socket (draining or in time-wait) is taken
@@ -242,6 +255,7 @@ static int port_bind(struct mpdt_sock *msk, u16 port,
 	if (!err) {
 		msk->port = port;
 		hlist_add_head_rcu(&msk->port_node, port_bucket(mn, port));
+		ephemeral_mark(mn, port, true);
 		mn->nsockets++;
 	}
 	spin_unlock_bh(&mn->ports_lock);
@@ -307,6 +321,7 @@ void mpdt_port_unbind(struct mpdt_sock *msk)
 	spin_lock_bh(&mn->ports_lock);
 	if (!hlist_unhashed(&msk->port_node)) {
 		hlist_del_init_rcu(&msk->port_node);
+		ephemeral_mark(mn, msk->port, false);
 		if (!mpdt_sock_closed(msk))
 			mn->nsockets--;
 	}

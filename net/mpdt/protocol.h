@@ -62,6 +62,7 @@
 #define MPDT_COARSE_QUIET_MIN_NS	(100ULL * TICK_NSEC)
 #define MPDT_EPHEMERAL_LO	32768
 #define MPDT_EPHEMERAL_HI	60999
+#define MPDT_EPHEMERAL_SPAN	(MPDT_EPHEMERAL_HI - MPDT_EPHEMERAL_LO + 1)
 
 /* An endpoint: IP address and MPDT port.  The core never looks inside.
  * An IPv6 link-local address names a host only together with its link:
@@ -89,8 +90,10 @@ struct mpdt_net {
 	u32 nsockets;			/* bound MPDT sockets */
 	atomic64_t drain_bytes;		/* held by draining sockets (close.c) */
 	struct mpdt_stats __percpu *stats;
-	spinlock_t ports_lock;		/* writers of ports[] */
+	spinlock_t ports_lock;		/* writers of ports[], ephemeral[] */
 	struct hlist_head ports[1 << MPDT_PORT_HASH_BITS];
+	/* The ports of the ephemeral range that are in ports[]. */
+	DECLARE_BITMAP(ephemeral, MPDT_EPHEMERAL_SPAN);
 };
 
 struct mpdt_sock {
