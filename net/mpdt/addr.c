@@ -114,3 +114,21 @@ bool mpdt_addr_is_local(struct net *net, const struct mpdt_addr *a)
 	rcu_read_unlock();
 	return local;
 }
+
+/* A host's address, not a group's: MPDT is one to one, and what it sent
+ * to a broadcast or multicast address would reach every host there.  By
+ * the address's type in the local table, where the kernel keeps every
+ * subnet's broadcast address; tcp_v4_connect() refuses such routes too.
+ */
+bool mpdt_addr_is_unicast(struct net *net, const struct mpdt_addr *a)
+{
+	if (a->family == AF_INET6)
+		return !ipv6_addr_is_multicast(&a->v6);
+	switch (inet_addr_type(net, a->v4)) {
+	case RTN_UNICAST:
+	case RTN_LOCAL:
+		return true;
+	default:
+		return false;
+	}
+}

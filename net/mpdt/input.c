@@ -105,6 +105,35 @@ static u64 rcv_clock(const struct mpdt_net *mn, u8 type)
 	return mpdt_now();
 }
 
+/* A packet from a peer with no connection.  Only a sender opens one
+ * (SACKs need one), and only from a host's address: the answers to a
+ * subnet's broadcast address, which IP takes as a source where rp_filter
+ * is off, would reach every host there.
+ */
+static struct mpdt_conn *stranger_conn(struct mpdt_sock *msk,
+				       const struct mpdt_rcv *r, u8 type)
+{
+	struct mpdt_net *mn = msk->mn;
+	struct mpdt_conn *c;
+
+	if (type != MPDT_T_DATA && type != MPDT_T_PROBE) {
+		mpdt_stat_inc(mn, MPDT_STAT_DROP_NO_CONN);
+		return NULL;
+	}
+	if (!mpdt_addr_is_unicast(mn->net, &r->from)) {
+		mpdt_stat_inc(mn, MPDT_STAT_DROP_NOT_UNICAST);
+		return NULL;
+	}
+	c = mpdt_conn_create(msk, true, &r->from, GFP_ATOMIC);
+	/* Answer from the address the peer chose, as TCP does: a host with
+	 * several addresses would otherwise answer from whichever its route
+	 * prefers, which the peer ignores.
+	 */
+	if (c)
+		c->local = r->to;
+	return c;
+}
+
 /* Before a packet of the burst for another connection, or after its
  * last: a peer's own bursts have one connection, but a forged one may
  * name several, and looking one up may evict another.
@@ -141,20 +170,10 @@ static void dispatch(struct mpdt_sock *msk, const struct mpdt_pkt *pkt,
 		mpdt_stat_inc(mn, MPDT_STAT_DROP_NO_SOCKET);
 		return;
 	}
-	if (!c) {
-		/* Only a sender opens a connection; SACKs need one. */
-		if (type == MPDT_T_DATA || type == MPDT_T_PROBE)
-			c = mpdt_conn_create(msk, true, &r->from, GFP_ATOMIC);
-		else
-			mpdt_stat_inc(mn, MPDT_STAT_DROP_NO_CONN);
-		if (!c)
-			return;
-		/* Answer from the address the peer chose, as TCP does: a
-		 * host with several addresses would otherwise answer from
-		 * whichever its route prefers, which the peer ignores.
-		 */
-		c->local = r->to;
-	}
+	if (!c)
+		c = stranger_conn(msk, r, type);
+	if (!c)
+		return;
 	if (r->burst && !r->acks_held) {
 		mpdt_eng_hold_acks(&c->eng);
 		r->acks_held = c;

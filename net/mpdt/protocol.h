@@ -313,6 +313,7 @@ int mpdt_addr_to_user(const struct sock *sk, const struct mpdt_addr *a,
 		      struct sockaddr *uaddr);
 bool mpdt_addr_is_any(const struct mpdt_addr *a);
 bool mpdt_addr_is_local(struct net *net, const struct mpdt_addr *a);
+bool mpdt_addr_is_unicast(struct net *net, const struct mpdt_addr *a);
 
 /* netns.c */
 struct mpdt_net *mpdt_net(const struct net *net);

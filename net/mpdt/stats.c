@@ -66,6 +66,7 @@ static const char * const mpdt_stat_names[__MPDT_STAT_MAX] = {
 	[MPDT_STAT_RX_STEERED]		= "rx_steered",
 	[MPDT_STAT_RX_MSG_EVICTED]	= "rx_msg_evicted",
 	[MPDT_STAT_TX_DEFERRED]		= "tx_deferred",
+	[MPDT_STAT_DROP_NOT_UNICAST]	= "drop_not_unicast",
 };
 
 void mpdt_stat_inc(struct mpdt_net *mn, enum mpdt_stat s)

@@ -44,8 +44,11 @@ static int queue_locked(struct mpdt_sock *msk, const struct mpdt_addr *peer,
 	u64 now = mpdt_now();
 	int err;
 
-	if (!c)
+	if (!c) {
+		if (!mpdt_addr_is_unicast(sock_net(&msk->inet.sk), peer))
+			return -ENETUNREACH;
 		c = mpdt_conn_create(msk, false, peer, GFP_ATOMIC);
+	}
 	if (!c)
 		return -ENOBUFS;
 	if (mpdt_eng_needs_start(&c->eng, now)) {

@@ -1317,6 +1317,71 @@ def case_not_host(env, c):
     c.eq("messages completed by the attacker", [], v.others)
 
 
+def sysctl_set(ns, path, value):
+    """Write a sysctl of ns (/proc/sys/net is the opener's netns'); the
+    value it had."""
+    with netns(ns):
+        with open(path, "r+") as f:
+            old = f.read().strip()
+            f.seek(0)
+            f.write(value)
+    return old
+
+
+def case_broadcast_source(env, c):
+    """15. DATA and PROBE from the subnet's broadcast address (10.0.0.255),
+    which IP takes as a source where rp_filter is off, open no connection
+    and draw no answer: an answer would reach every host of the subnet
+    (drop_not_unicast)."""
+    a = env.a
+    gen = honest_gen(a)
+    v = Victim("victim", a.ns_b, 7107, gen=gen, honest_ports=[6007])
+    env.cleanups.append(v.close)
+    for conf in ("all", a.dev_b):
+        path = "/proc/sys/net/ipv4/conf/%s/rp_filter" % conf
+        old = sysctl_set(a.ns_b, path, "0")
+        env.cleanups.append(lambda p=path, o=old: sysctl_set(a.ns_b, p, o))
+    sn = Sniffer(a.ns_a, a.dev_a)
+    env.cleanups.append(sn.close)
+    # A UDP socket bound to a broadcast address sends from the route's
+    # source (inet_bind()): the header is written here.
+    with netns(a.ns_a):
+        x = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
+    env.cleanups.append(x.close)
+
+    def send(pkt):
+        udp = struct.pack("!HHHH", 40000, PORT, 8 + len(pkt), 0) + pkt
+        ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0, 0x4000,
+                         64, socket.IPPROTO_UDP, 0,
+                         socket.inet_aton("10.0.0.255"),
+                         socket.inet_aton(ADDR_B))
+        x.sendto(ip + udp, (ADDR_B, 0))
+
+    k = 4
+    b0 = stats(a.ns_b)
+    snd = MsgSend(env, "honest", a.ns_a, ADDR_B, 7107, 6007, gen, gen.count)
+    peer = {"sport": 21700, "dport": 7107, "nonce": env.rnd.getrandbits(32)}
+    for i in range(k):
+        send(data(i, 1, 0, 2 * PAYLOAD, b"B" * PAYLOAD, flags=m.F_AR, **peer))
+        send(m.probe_pkt(0, ts=i + 1, **peer))
+    wait_until(lambda: delta(stats(a.ns_b), b0, "drop_not_unicast") >=
+               2 * k, 15)
+    # A unicast probe answers: the capture works, and everything sent
+    # before it was processed.
+    ctl = Attacker(a.ns_a, ADDR_X)
+    ctl.send(m.probe_pkt(0, ts=1, sport=21790, dport=7107, nonce=1))
+    c.eq("the unicast probe's answer (control)", 1,
+         len(replies_to(sn, 21790, 1)))
+    b1 = stats(a.ns_b)
+    c.eq("drop_not_unicast: %d DATA + %d PROBE from 10.0.0.255" % (k, k),
+         2 * k, delta(b1, b0, "drop_not_unicast"))
+    c.eq("answers to 10.0.0.255", [],
+         sn.match(lambda p: p.mdport == peer["sport"]))
+    check_sender(c, "honest", snd, gen.count)
+    v.wait_honest(30)
+    v.check(c, "honest")
+
+
 def msg_bytes(msg_id, ln):
     return random.Random(msg_id * 7919).randbytes(ln)
 
@@ -1994,6 +2059,7 @@ CASES = {
     "ipv6-csum": case_ipv6_csum, "crash": case_crash,
     "zero-len": case_zero_len, "params": case_params,
     "time-wait": case_time_wait, "gso": case_gso, "idle": case_idle,
+    "broadcast-source": case_broadcast_source,
 }
 
 

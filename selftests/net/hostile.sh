@@ -53,6 +53,8 @@
 #   not-host    DATA/PROBE to 10.0.0.255, 255.255.255.255, 224.0.0.1,
 #               ff02::1: drop_not_host exact, none answered; then the
 #               netns must still be freed (teardown, at the end)
+#   broadcast-source  DATA/PROBE from 10.0.0.255 (rp_filter off):
+#               drop_not_unicast exact, none answered
 #   overlap     DATA of one message overlapping or misaligned under new PSNs:
 #               drop_overlap exact, every message completes intact, none
 #               with bytes never written
@@ -102,7 +104,7 @@
 source "$(dirname "$0")/lib.sh"
 
 CASES=(evict pressure quota conn-evict conn-full nonce not-host overlap reply-port
-	ipv6-csum crash zero-len params time-wait gso idle)
+	ipv6-csum crash zero-len params time-wait gso idle broadcast-source)
 if [[ -n ${MPDT_HOSTILE_CASES:-} ]]; then
 	read -r -a CASES <<<"$MPDT_HOSTILE_CASES"
 fi

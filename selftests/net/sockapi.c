@@ -1154,6 +1154,49 @@ TEST(ephemeral_range_full_then_one_port_free)
 	free(fds);
 }
 
+/* MPDT is one to one: a broadcast or multicast peer is refused, as
+ * tcp(7) refuses one, not sent to until it fails.  127.255.255.255 is
+ * lo's subnet broadcast address.
+ */
+TEST(group_addresses_are_refused)
+{
+	static const char *const v4[] = {
+		"255.255.255.255", "224.0.0.1", "127.255.255.255",
+	};
+	struct sockaddr_in6 g6 = {
+		.sin6_family = AF_INET6,
+		.sin6_port = htons(PORT(1)),
+	};
+	int fd = mk(), fd6 = socket(AF_INET6, SOCK_DGRAM, IPPROTO_MPDT);
+	struct sockaddr_in g;
+	unsigned int i;
+
+	ASSERT_LE(0, fd);
+	ASSERT_LE(0, fd6);
+	for (i = 0; i < ARRAY_SIZE(v4); i++) {
+		g = lo(PORT(1));
+		ASSERT_EQ(1, inet_pton(AF_INET, v4[i], &g.sin_addr));
+		EXPECT_EQ(-1, sendto(fd, "x", 1, 0, (struct sockaddr *)&g,
+				     sizeof(g)));
+		EXPECT_EQ(ENETUNREACH, errno)
+			TH_LOG("sendto %s", v4[i]);
+		EXPECT_EQ(-1, connect(fd, (struct sockaddr *)&g, sizeof(g)));
+		EXPECT_EQ(ENETUNREACH, errno)
+			TH_LOG("connect %s", v4[i]);
+	}
+	ASSERT_EQ(1, inet_pton(AF_INET6, "ff0e::1", &g6.sin6_addr));
+	EXPECT_EQ(-1, sendto(fd6, "x", 1, 0, (struct sockaddr *)&g6,
+			     sizeof(g6)));
+	EXPECT_EQ(ENETUNREACH, errno);
+	EXPECT_EQ(-1, connect(fd6, (struct sockaddr *)&g6, sizeof(g6)));
+	EXPECT_EQ(ENETUNREACH, errno);
+	/* A host's address still is taken. */
+	g = lo(PORT(1));
+	EXPECT_EQ(0, connect(fd, (struct sockaddr *)&g, sizeof(g)));
+	close(fd);
+	close(fd6);
+}
+
 TEST(info_after_transfer)
 {
 	int a = mk_bound(PORT(0)), b = mk_bound(PORT(1)), c = mk_bound(PORT(2));

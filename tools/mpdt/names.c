@@ -82,6 +82,7 @@ const char *const stat_names[MPDT_STAT_MAX + 1] = {
 	[MPDT_STAT_RX_STEERED]		= "rx_steered",
 	[MPDT_STAT_RX_MSG_EVICTED]	= "rx_msg_evicted",
 	[MPDT_STAT_TX_DEFERRED]		= "tx_deferred",
+	[MPDT_STAT_DROP_NOT_UNICAST]	= "drop_not_unicast",
 };
 
 /* Both peer address attributes are shown as "peer". */

@@ -265,6 +265,7 @@ enum mpdt_stat {
 	MPDT_STAT_RX_STEERED,		/* skbs handed to their connection's CPU */
 	MPDT_STAT_RX_MSG_EVICTED,	/* partial messages dropped for room */
 	MPDT_STAT_TX_DEFERRED,		/* sends left to a kworker (output.c) */
+	MPDT_STAT_DROP_NOT_UNICAST,	/* a stranger's broadcast source */
 	__MPDT_STAT_MAX
 };
 
