@@ -253,6 +253,22 @@ static void tx_work(struct work_struct *work)
 	sock_put(&msk->inet.sk);
 }
 
+/* The rest to the kworker, with a reference for it.  The receive path
+ * holds none (input.c): a socket whose last one is gone has no more
+ * packets coming (msk->closing), and the rest goes now.
+ */
+static void defer_rest(struct mpdt_sock *msk)
+{
+	if (!refcount_inc_not_zero(&msk->inet.sk.sk_refcnt)) {
+		while (send_quota(msk))
+			;
+		msk->tx_sending = false;
+		return;
+	}
+	queue_work(mpdt_tx_wq, &msk->tx_work);
+	mpdt_stat_inc(msk->mn, MPDT_STAT_TX_DEFERRED);
+}
+
 /* Send what queue_to_send() kept, msk->lock just released.  One sender
  * at a time, as a qdisc runs on one CPU at a time (qdisc_run_begin()):
  * a CPU that finds another sending leaves its packets to it, which sends
@@ -272,13 +288,10 @@ void mpdt_xmit_queued(struct mpdt_sock *msk)
 	spin_lock_bh(&q->lock);
 	if (!msk->tx_sending) {
 		msk->tx_sending = true;
-		if (send_quota(msk)) {
-			sock_hold(&msk->inet.sk);
-			queue_work(mpdt_tx_wq, &msk->tx_work);
-			mpdt_stat_inc(msk->mn, MPDT_STAT_TX_DEFERRED);
-		} else {
+		if (send_quota(msk))
+			defer_rest(msk);
+		else
 			msk->tx_sending = false;
-		}
 	}
 	spin_unlock_bh(&q->lock);
 }
@@ -289,12 +302,13 @@ void mpdt_xmit_init(struct mpdt_sock *msk)
 	INIT_WORK(&msk->tx_work, tx_work);
 }
 
-/* The kworker's sock_put() may free the socket, and with it the
- * module's last reference: destroy_workqueue() waits for it to return.
+/* Unbound: the CPU that deferred may be the one a flood keeps busy.
+ * The kworker's sock_put() may free the socket, and with it the module's
+ * last reference: destroy_workqueue() waits for it to return.
  */
 int mpdt_output_init(void)
 {
-	mpdt_tx_wq = alloc_workqueue("mpdt_tx", 0, 0);
+	mpdt_tx_wq = alloc_workqueue("mpdt_tx", WQ_UNBOUND, 0);
 	return mpdt_tx_wq ? 0 : -ENOMEM;
 }
 
