@@ -42,7 +42,7 @@ PATH = ("srtt_us", "base_rtt_us", "bdp", "cwnd", "delivery_rate")
 PER_MIB = ("tx_packets", "tx_data", "tx_sack", "tx_gso", "retx_ooo",
            "retx_probe", "retx_rto", "retx_nack", "rx_dup_data",
            "drop_no_buffer", "rto", "rto_undone", "tx_pages_reused",
-           "rx_copied")
+           "rx_copied", "tx_deferred", "tx_err")
 
 
 def sh(*cmd, **kw):
