@@ -55,7 +55,7 @@ DEPS_PKGS  := linux-image-amd64 linux-headers-amd64 linux-source-6.1 \
 .PHONY: all module tools unit check run demo perf bench deps vm-shell checkpatch \
 	sparse install uninstall install-check dkms-check wireshark-check \
 	figures-check spec-check perf-check clean ksrc fuzz fuzz-build \
-	fuzz-check sim sim-quick sim-check watchdog-check
+	fuzz-check sim sim-quick sim-check watchdog-check isolation-check
 
 all: module tools
 
@@ -178,6 +178,11 @@ sim-check: $(SIM)
 # run.sh's timeout saves the vCPUs' state before it ends the VM.
 watchdog-check:
 	@tools/testing/vm/watchdog-check.sh
+
+# Receive steering on a guest booted with CPU 1 isolated (steer.sh).
+isolation-check: module tools
+	@MPDT_VM_CMDLINE=isolcpus=1 tools/testing/vm/run.sh -k $(KVER) -t 600 \
+		-- env MPDT_STEER_ISOLATED=1 tools/testing/vm/guest-kselftests.sh steer.sh
 
 deps:
 	@missing=; for p in $(DEPS_PKGS); do \

@@ -32,6 +32,7 @@
 #include <linux/netdevice.h>
 #include <linux/percpu.h>
 #include <linux/random.h>
+#include <linux/sched/isolation.h>
 #include <linux/siphash.h>
 #include <linux/skbuff.h>
 #include <linux/smp.h>
@@ -57,6 +58,11 @@ static DEFINE_PER_CPU(struct mpdt_steer_cpu, steer_cpus);
  * must hash alike.  Secret, so a peer cannot pick its CPU.
  */
 static siphash_key_t steer_key __read_mostly;
+/* The CPUs that may take other CPUs' work, as an RPS map may name them
+ * (store_rps_map()): neither isolated (isolcpus=) nor nohz_full, which
+ * are kept for one task each.  Fixed at boot.
+ */
+static cpumask_var_t steer_allowed;
 /* NAPI contexts need a device; this one is never registered. */
 static struct net_device *steer_dev;
 
@@ -112,15 +118,21 @@ static unsigned int steer_cpu(const struct mpdt_addr *local,
 			      const struct mpdt_addr *peer)
 {
 	struct mpdt_steer_end k[2];
+	unsigned int n;
 
 	steer_end(&k[0], local);
 	steer_end(&k[1], peer);
 	if (memcmp(&k[0], &k[1], sizeof(k[0])) > 0)
 		swap(k[0], k[1]);
-	/* Of the online CPUs, which need not be the first nr_cpu_ids. */
-	return cpumask_nth(reciprocal_scale(siphash(k, sizeof(k), &steer_key),
-					    num_online_cpus()),
-			   cpu_online_mask);
+	/* Of the online ones, which need not be the first nr_cpu_ids; with
+	 * none, the skb is handled where it came in.
+	 */
+	n = cpumask_weight_and(cpu_online_mask, steer_allowed);
+	if (!n)
+		return nr_cpu_ids;
+	return cpumask_nth_and(reciprocal_scale(siphash(k, sizeof(k),
+							&steer_key), n),
+			       cpu_online_mask, steer_allowed);
 }
 
 /* The socket, for the queued skb: input.c found it under RCU without a
@@ -202,9 +214,15 @@ int mpdt_steer_init(void)
 	int cpu;
 
 	get_random_bytes(&steer_key, sizeof(steer_key));
-	steer_dev = kzalloc(sizeof(*steer_dev), GFP_KERNEL);
-	if (!steer_dev)
+	if (!alloc_cpumask_var(&steer_allowed, GFP_KERNEL))
 		return -ENOMEM;
+	cpumask_and(steer_allowed, housekeeping_cpumask(HK_TYPE_DOMAIN),
+		    housekeeping_cpumask(HK_TYPE_WQ));
+	steer_dev = kzalloc(sizeof(*steer_dev), GFP_KERNEL);
+	if (!steer_dev) {
+		free_cpumask_var(steer_allowed);
+		return -ENOMEM;
+	}
 	init_dummy_netdev(steer_dev);
 	for_each_possible_cpu(cpu) {
 		sc = per_cpu_ptr(&steer_cpus, cpu);
@@ -242,4 +260,5 @@ void mpdt_steer_exit(void)
 	}
 	synchronize_net();
 	kfree(steer_dev);
+	free_cpumask_var(steer_allowed);
 }

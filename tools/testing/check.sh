@@ -77,6 +77,7 @@ HOST_CHECKS=(
 	"perf-check:make -s --no-print-directory perf-check"
 	"sim-check:make -s --no-print-directory sim-check"
 	"watchdog-check:make -s --no-print-directory watchdog-check"
+	"isolation-check:make -s --no-print-directory isolation-check"
 )
 
 declare -i passed=0 failed=0 skipped=0 ksft_seen=0
