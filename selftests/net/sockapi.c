@@ -1109,14 +1109,15 @@ static int bind_any(int fd)
 	return bind(fd, (struct sockaddr *)&a, sizeof(a));
 }
 
-static int port_of(int fd)
+/* The MPDT port @fd is bound to, or -1. */
+static int bound_port(int fd)
 {
-	struct sockaddr_in a;
-	socklen_t len = sizeof(a);
+	struct sockaddr_in addr;
+	socklen_t len = sizeof(addr);
 
-	if (getsockname(fd, (struct sockaddr *)&a, &len))
+	if (getsockname(fd, (struct sockaddr *)&addr, &len))
 		return -1;
-	return ntohs(a.sin_port);
+	return ntohs(addr.sin_port);
 }
 
 TEST(ephemeral_range_full_then_one_port_free)
@@ -1143,11 +1144,11 @@ TEST(ephemeral_range_full_then_one_port_free)
 	EXPECT_EQ(EADDRINUSE, errno);
 	TH_LOG("%d ports bound; bind() of a full range took %.0f us", n,
 	       (now() - t) * 1e6);
-	freed = port_of(fds[n / 2]);
+	freed = bound_port(fds[n / 2]);
 	ASSERT_LE(32768, freed);
 	ASSERT_EQ(0, close(fds[n / 2]));
 	ASSERT_EQ(0, bind_any(fds[n]));
-	EXPECT_EQ(freed, port_of(fds[n]));
+	EXPECT_EQ(freed, bound_port(fds[n]));
 	for (i = 0; i <= n; i++)
 		if (i != n / 2)
 			close(fds[i]);
@@ -2623,17 +2624,6 @@ static int bpf_bind_to(int port)
 
 	return bpf_load(BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_INET4_BIND,
 			insns, 4);
-}
-
-/* The MPDT port @fd is bound to, or -1. */
-static int bound_port(int fd)
-{
-	struct sockaddr_in addr;
-	socklen_t len = sizeof(addr);
-
-	if (getsockname(fd, (struct sockaddr *)&addr, &len))
-		return -1;
-	return ntohs(addr.sin_port);
 }
 
 /* BPF_PROG_ATTACH or BPF_PROG_DETACH @prog at @at of the cgroup @cg. */
