@@ -8,6 +8,7 @@
 #include <linux/in6.h>
 #include <net/addrconf.h>
 #include <net/ipv6.h>
+#include <net/l3mdev.h>
 #include <net/route.h>
 
 #include "protocol.h"
@@ -118,13 +119,21 @@ bool mpdt_addr_is_local(struct net *net, const struct mpdt_addr *a)
 /* A host's address, not a group's: MPDT is one to one, and what it sent
  * to a broadcast or multicast address would reach every host there.  By
  * the address's type in the local table, where the kernel keeps every
- * subnet's broadcast address; tcp_v4_connect() refuses such routes too.
+ * subnet's broadcast address, or for a device of a VRF (@ifindex: the
+ * socket's bound device, or the one a packet came in by) in the VRF's
+ * table, which keeps its devices' own; tcp_v4_connect() refuses such
+ * routes too.  The route itself is checked at every transmission
+ * (output.c): a peer's address can become a subnet's broadcast address.
  */
-bool mpdt_addr_is_unicast(struct net *net, const struct mpdt_addr *a)
+bool mpdt_addr_is_unicast(struct net *net, const struct mpdt_addr *a,
+			  int ifindex)
 {
+	u32 table;
+
 	if (a->family == AF_INET6)
 		return !ipv6_addr_is_multicast(&a->v6);
-	switch (inet_addr_type(net, a->v4)) {
+	table = l3mdev_fib_table_by_index(net, ifindex) ?: RT_TABLE_LOCAL;
+	switch (inet_addr_type_table(net, a->v4, table)) {
 	case RTN_UNICAST:
 	case RTN_LOCAL:
 		return true;

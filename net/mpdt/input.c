@@ -105,6 +105,16 @@ static u64 rcv_clock(const struct mpdt_net *mn, u8 type)
 	return mpdt_now();
 }
 
+/* The device an IPv4 packet came in by, as the IPv4 tunnel socket's
+ * IP_PKTINFO names it (netns.c): in a VRF, the VRF's table holds its
+ * subnets' broadcast addresses.  IPv6 has none.
+ */
+static int rcv_ifindex(const struct mpdt_rcv *r)
+{
+	return r->from.family == AF_INET ?
+	       PKTINFO_SKB_CB(r->skb)->ipi_ifindex : 0;
+}
+
 /* A packet from a peer with no connection.  Only a sender opens one
  * (SACKs need one), and only from a host's address: the answers to a
  * subnet's broadcast address, which IP takes as a source where rp_filter
@@ -120,7 +130,7 @@ static struct mpdt_conn *stranger_conn(struct mpdt_sock *msk,
 		mpdt_stat_inc(mn, MPDT_STAT_DROP_NO_CONN);
 		return NULL;
 	}
-	if (!mpdt_addr_is_unicast(mn->net, &r->from)) {
+	if (!mpdt_addr_is_unicast(mn->net, &r->from, rcv_ifindex(r))) {
 		mpdt_stat_inc(mn, MPDT_STAT_DROP_NOT_UNICAST);
 		return NULL;
 	}

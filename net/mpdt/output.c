@@ -369,7 +369,17 @@ static struct rtable *route_v4(struct mpdt_conn *c, struct flowi4 *fl4)
 			return rt;
 	}
 	rt = ip_route_output_key(net, fl4);
-	if (!IS_ERR(rt) && !per_entropy)
+	if (IS_ERR(rt))
+		return rt;
+	/* The peer's address became a subnet's broadcast address (one was
+	 * added), or a route of a VRF or a rule's table makes it one: MPDT
+	 * is unicast only (addr.c mpdt_addr_is_unicast()), as TCP is.
+	 */
+	if (rt->rt_flags & (RTCF_BROADCAST | RTCF_MULTICAST)) {
+		ip_rt_put(rt);
+		return ERR_PTR(-ENETUNREACH);
+	}
+	if (!per_entropy)
 		dst_cache_set_ip4(&c->dst_cache, &rt->dst, fl4->saddr);
 	return rt;
 }

@@ -313,7 +313,8 @@ int mpdt_addr_to_user(const struct sock *sk, const struct mpdt_addr *a,
 		      struct sockaddr *uaddr);
 bool mpdt_addr_is_any(const struct mpdt_addr *a);
 bool mpdt_addr_is_local(struct net *net, const struct mpdt_addr *a);
-bool mpdt_addr_is_unicast(struct net *net, const struct mpdt_addr *a);
+bool mpdt_addr_is_unicast(struct net *net, const struct mpdt_addr *a,
+			  int ifindex);
 
 /* netns.c */
 struct mpdt_net *mpdt_net(const struct net *net);

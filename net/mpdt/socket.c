@@ -186,7 +186,8 @@ static int mpdt_connect(struct socket *sock, struct sockaddr *uaddr,
 		return err;
 	if (!a.port || mpdt_addr_is_any(&a))
 		return -EINVAL;
-	if (!mpdt_addr_is_unicast(sock_net(sock->sk), &a))
+	if (!mpdt_addr_is_unicast(sock_net(sock->sk), &a,
+				  READ_ONCE(sock->sk->sk_bound_dev_if)))
 		return -ENETUNREACH;
 	mutex_lock(&msk->user_lock);
 	err = autobind(msk);

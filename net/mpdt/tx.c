@@ -41,11 +41,13 @@ static int queue_locked(struct mpdt_sock *msk, const struct mpdt_addr *peer,
 			struct mpdt_txmsg *m, struct tx_ring *ring, u32 *piece)
 {
 	struct mpdt_conn *c = mpdt_conn_find(msk, peer);
+	struct sock *sk = &msk->inet.sk;
 	u64 now = mpdt_now();
 	int err;
 
 	if (!c) {
-		if (!mpdt_addr_is_unicast(sock_net(&msk->inet.sk), peer))
+		if (!mpdt_addr_is_unicast(sock_net(sk), peer,
+					  READ_ONCE(sk->sk_bound_dev_if)))
 			return -ENETUNREACH;
 		c = mpdt_conn_create(msk, false, peer, GFP_ATOMIC);
 	}

@@ -1198,6 +1198,120 @@ TEST(group_addresses_are_refused)
 	close(fd6);
 }
 
+/* IPv4 address @addr, port @port. */
+static struct sockaddr_in in4(const char *addr, int port)
+{
+	struct sockaddr_in a = {
+		.sin_family = AF_INET,
+		.sin_port = htons(port),
+	};
+
+	inet_pton(AF_INET, addr, &a.sin_addr);
+	return a;
+}
+
+/* A VRF's subnets have their broadcast addresses in the VRF's own table,
+ * not in the local one: a socket bound to the VRF refuses them too, and
+ * still takes a host of the subnet.
+ */
+TEST(vrf_broadcast_addresses_are_refused)
+{
+	struct sockaddr_in bcast = in4("10.77.0.255", PORT(1));
+	struct sockaddr_in host = in4("10.77.0.2", PORT(1));
+	int fd;
+
+	ASSERT_EQ(0, own_netns()) TH_LOG("own netns: %s", strerror(errno));
+	if (run(NULL, 0, "ip", "link", "add", "mvrf", "type", "vrf", "table",
+		"10", NULL))
+		SKIP(return, "no VRF devices (vrf.ko)");
+	ASSERT_EQ(0, run(NULL, 0, "ip", "link", "set", "mvrf", "up", NULL));
+	ASSERT_EQ(0, run(NULL, 0, "ip", "link", "add", "d0", "type", "dummy",
+			 NULL));
+	ASSERT_EQ(0, run(NULL, 0, "ip", "link", "set", "d0", "master", "mvrf",
+			 "up", NULL));
+	ASSERT_EQ(0, run(NULL, 0, "ip", "addr", "add", "10.77.0.1/24", "dev",
+			 "d0", NULL));
+	fd = mk();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, "mvrf", 5));
+	EXPECT_EQ(-1, sendto(fd, "x", 1, 0, (struct sockaddr *)&bcast,
+			     sizeof(bcast)));
+	EXPECT_EQ(ENETUNREACH, errno);
+	EXPECT_EQ(-1, connect(fd, (struct sockaddr *)&bcast, sizeof(bcast)));
+	EXPECT_EQ(ENETUNREACH, errno);
+	EXPECT_EQ(0, connect(fd, (struct sockaddr *)&host, sizeof(host)));
+	close(fd);
+}
+
+/* The packets @dev sent, from /proc/net/dev of this netns, or -1. */
+static long long dev_tx_packets(const char *dev)
+{
+	FILE *f = fopen("/proc/net/dev", "r");
+	char line[512], name[32];
+	long long tx;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		/* Eight receive counters, then the bytes and packets sent. */
+		if (sscanf(line, " %31[^:]:%*d %*d %*d %*d %*d %*d %*d %*d %*d %lld",
+			   name, &tx) == 2 && !strcmp(name, dev)) {
+			fclose(f);
+			return tx;
+		}
+	}
+	fclose(f);
+	return -1;
+}
+
+/* A peer whose address became a subnet's broadcast address (an address
+ * added here made it one) is no longer sent to: every transmission finds
+ * the broadcast route and is dropped (tx_err), none leaves.
+ */
+TEST(peer_turned_broadcast_is_not_sent_to)
+{
+	struct sockaddr_in peer = in4("10.78.1.255", PORT(1));
+	long long err, sent;
+	double end;
+	int fd;
+
+	ASSERT_EQ(0, own_netns()) TH_LOG("own netns: %s", strerror(errno));
+	ASSERT_EQ(0, run(NULL, 0, "ip", "link", "add", "d0", "type", "dummy",
+			 NULL));
+	/* No IPv6 link-local address: none of its DAD, router or MLD
+	 * solicitations counts among d0's packets.
+	 */
+	ASSERT_EQ(0, run(NULL, 0, "ip", "link", "set", "d0", "addrgenmode",
+			 "none", "up", NULL));
+	ASSERT_EQ(0, run(NULL, 0, "ip", "addr", "add", "10.78.0.1/16", "dev",
+			 "d0", NULL));
+	fd = mk();
+	ASSERT_LE(0, fd);
+	/* A host of 10.78.0.0/16: its message leaves by d0. */
+	ASSERT_EQ(1, sendto(fd, "x", 1, 0, (struct sockaddr *)&peer,
+			    sizeof(peer)));
+	end = now() + 5;
+	while (dev_tx_packets("d0") < 1 && now() < end)
+		usleep(10000);
+	ASSERT_LT(0, dev_tx_packets("d0"));
+	ASSERT_EQ(0, run(NULL, 0, "ip", "addr", "add", "10.78.1.1/24", "dev",
+			 "d0", NULL));
+	err = netns_stat("tx_err");
+	sent = dev_tx_packets("d0");
+	ASSERT_LE(0, err);
+	ASSERT_LE(0, sent);
+	ASSERT_EQ(1, sendto(fd, "y", 1, 0, (struct sockaddr *)&peer,
+			    sizeof(peer)));
+	end = now() + 5;
+	while (netns_stat("tx_err") == err && now() < end)
+		usleep(10000);
+	EXPECT_LT(err, netns_stat("tx_err"))
+		TH_LOG("no transmission to 10.78.1.255 was refused in 5 s");
+	EXPECT_EQ(sent, dev_tx_packets("d0"))
+		TH_LOG("sent to the broadcast address 10.78.1.255");
+	close(fd);
+}
+
 TEST(info_after_transfer)
 {
 	int a = mk_bound(PORT(0)), b = mk_bound(PORT(1)), c = mk_bound(PORT(2));

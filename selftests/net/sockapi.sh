@@ -29,7 +29,7 @@ require_cmd tc
 MPDT_CLI=$(mpdt_cli_bin)
 export MPDT_CLI
 mpdt_load
-modprobe -a sch_netem sch_etf dummy 2>/dev/null || true
+modprobe -a sch_netem sch_etf dummy vrf 2>/dev/null || true
 netns_add "$NS_A"
 log "running $(basename "$SOCKAPI") in $NS_A"
 rc=0
