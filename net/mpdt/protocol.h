@@ -134,6 +134,7 @@ struct mpdt_sock {
 	struct timer_list gc_timer;	/* partial messages, idle conns */
 	struct list_head rx_partial;	/* incomplete ones, oldest first */
 	struct list_head rx_ready;	/* complete struct mpdt_rxmsg */
+	u32 rx_senders;			/* conns with rx_reserved, rx.c */
 	/* The host's queues (hostq.c): the connections waiting for them,
 	 * and the socket's limit there, set by @tx_limit_by.
 	 */

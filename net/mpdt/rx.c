@@ -114,6 +114,23 @@ static enum mpdt_stat rxmsg_room(struct mpdt_conn *c, u32 need,
 	return 0;
 }
 
+/* The peer's partial messages hold @bytes more, or (rx_unreserve())
+ * fewer; msk->rx_senders counts the peers holding any.
+ */
+static void rx_reserve(struct mpdt_conn *c, u32 bytes)
+{
+	if (!c->rx_reserved && bytes)
+		c->msk->rx_senders++;
+	c->rx_reserved += bytes;
+}
+
+static void rx_unreserve(struct mpdt_conn *c, u32 bytes)
+{
+	c->rx_reserved -= bytes;
+	if (!c->rx_reserved && bytes)
+		c->msk->rx_senders--;
+}
+
 /* @need bytes more are held for @m: sk_rmem_alloc and the peer's share,
  * of what rxmsg_room() reserved.
  */
@@ -123,7 +140,7 @@ static void rxmsg_charge(struct mpdt_conn *c, struct mpdt_rxmsg *m, u32 need)
 
 	m->charged += need;
 	atomic_add(need, &sk->sk_rmem_alloc);
-	c->rx_reserved += need;
+	rx_reserve(c, need);
 }
 
 static struct mpdt_rxmsg *rxmsg_alloc(const struct mpdt_data *d)
@@ -151,12 +168,18 @@ static struct mpdt_rxmsg *rxmsg_alloc(const struct mpdt_data *d)
 	return m;
 }
 
-/* The longest message rx_admit() would take from the peer now, for its
- * SACKs: what the socket and the peer's share have left, less what a
- * reservation adds to a message's length (rxmsg_truesize(): a page slot
- * per page and the segment bitmap, 0.4%, the last page's rounding, the
- * struct); any from an empty socket.  The protocol's and the memory
- * cgroup's limits are left out: they move with everyone's memory.
+/* The longest message the peer may start now, for its SACKs: its part of
+ * what the socket has left, capped by what its own share has left, less
+ * what a reservation adds to a message's length (rxmsg_truesize(): a page
+ * slot per page and the segment bitmap, 0.4%, the last page's rounding,
+ * the struct); any from an empty socket.  The part: the room split evenly
+ * among the peers with messages in progress (and this one, if it has
+ * none), so that what they are told adds up to what there is.  Told the
+ * whole room each, every sender into a reader slower than them started a
+ * burst on the same room, and all but the first had it refused (NACK
+ * NO_BUFFER).  Advice only: rx_admit() still takes any message that fits.
+ * The protocol's and the memory cgroup's limits are left out: they move
+ * with everyone's memory.
  */
 u32 mpdt_rx_room(struct mpdt_eng *e)
 {
@@ -165,10 +188,11 @@ u32 mpdt_rx_room(struct mpdt_eng *e)
 	int rmem = atomic_read(&sk->sk_rmem_alloc);
 	int rcvbuf = READ_ONCE(sk->sk_rcvbuf);
 	u32 room, share = rxmsg_share(rcvbuf, false);
+	u32 senders = max(c->msk->rx_senders + !c->rx_reserved, 1U);
 
 	if (!rmem)
 		return MPDT_ROOM_MAX;
-	room = rcvbuf > rmem ? rcvbuf - rmem : 0;
+	room = (rcvbuf > rmem ? rcvbuf - rmem : 0) / senders;
 	if (c->rx_reserved)
 		room = min(room, share > c->rx_reserved ?
 				 share - c->rx_reserved : 0);
@@ -329,7 +353,7 @@ static void rxmsg_recharge(struct mpdt_conn *c, struct mpdt_rxmsg *m,
 		return;
 	}
 	m->charged -= spare - add;
-	c->rx_reserved -= spare - add;
+	rx_unreserve(c, spare - add);
 	mpdt_rmem_release(c->msk, spare - add);
 }
 
@@ -707,7 +731,7 @@ void mpdt_rx_deliver(struct mpdt_eng *e, struct mpdt_reasm *ra)
 	struct mpdt_sock *msk = c->msk;
 
 	hash_del(&m->hnode);
-	c->rx_reserved -= m->charged;
+	rx_unreserve(c, m->charged);
 	m->from = c->peer;
 	list_move_tail(&m->node, &msk->rx_ready);
 	msk->inet.sk.sk_data_ready(&msk->inet.sk);
@@ -744,5 +768,5 @@ void mpdt_rx_forget(struct mpdt_eng *e)
 		list_del(&m->node);
 		mpdt_rxmsg_free(c->msk, m);
 	}
-	c->rx_reserved = 0;
+	rx_unreserve(c, c->rx_reserved);
 }

@@ -213,6 +213,11 @@ class Pkt:
         """(epsn, base, bitmap, recv_bytes, echo_ts, ooo, ce)"""
         return struct.unpack("!IIQQQIH", self.body[16:54])
 
+    def room(self):
+        """The SACK's Room in bytes (whole KiB), None if unsaid."""
+        v = struct.unpack("!H", self.body[54:56])[0]
+        return (v - 1) << 10 if v else None
+
     def nack(self):
         """(psn, code, epsn, echo_ts)"""
         psn, code, _, _, epsn, echo = struct.unpack("!IBBHIQ",
@@ -683,6 +688,12 @@ class Victim:
 
 def honest_gen(a, count=24, hi=128 << 10, salt=0):
     return Gen(a.seed + salt, count, 1, hi)
+
+
+def rmem_alloc(vic):
+    """What the victim's socket holds: SO_MEMINFO's rmem_alloc."""
+    return struct.unpack("9I", vic.s.getsockopt(socket.SOL_SOCKET,
+                                                SO_MEMINFO, 36))[0]
 
 
 def replies_to(sn, mdport, n, timeout=10):
@@ -1992,10 +2003,6 @@ def case_gso(env, c):
             for i, o in enumerate(offs)]
     sends = [pkts[0:1], pkts[1:2], pkts[2:3], pkts[3:4], pkts[4:6], pkts[6:8]]
 
-    def rmem(vic):
-        return struct.unpack("9I", vic.s.getsockopt(socket.SOL_SOCKET,
-                                                    SO_MEMINFO, 36))[0]
-
     p0 = stats(a.ns_b)
     charged = []
     for part in sends:
@@ -2005,8 +2012,8 @@ def case_gso(env, c):
         junk.s.sendto(b"\0" * (32768 - sum(map(len, part))), (ADDR_B, 9))
         settle(b7, "rx_data", len(part))
         prev = charged[-1] if charged else 0
-        wait_until(lambda: rmem(w) >= prev + 4096, 5)
-        charged.append(rmem(w))
+        wait_until(lambda: rmem_alloc(w) >= prev + 4096, 5)
+        charged.append(rmem_alloc(w))
     steps = [y - x for x, y in zip(charged, charged[1:])]
     log("pinned: SO_MEMINFO rmem_alloc %s" % charged)
     c.eq("payloads on pages of their own: held, none copied", 0,
@@ -2038,9 +2045,9 @@ def case_gso(env, c):
         settle(b8, "rx_data", 1)
         if i < 2:
             prev = first[-1] if first else 0
-            wait_until(lambda: rmem(q) >= prev + 4096, 5)
-            first.append(rmem(q))
-    held = rmem(q)
+            wait_until(lambda: rmem_alloc(q) >= prev + 4096, 5)
+            first.append(rmem_alloc(q))
+    held = rmem_alloc(q)
     log("share: SO_RCVBUF %d, SO_MEMINFO rmem_alloc %s, then %d"
         % (q.rcvbuf, first, held))
     c.le("sixteen payloads on pages of their own: charged at most 9/16 of "
@@ -2051,6 +2058,76 @@ def case_gso(env, c):
         c.ge("... the rest copied", 1,
              delta(stats(a.ns_b), p1, "rx_copied"))
 
+
+def case_room(env, c):
+    """16. A SACK's Room is the peer's part of what the socket has left:
+    split evenly among the peers with messages in progress, and the asking
+    one if it has none (rx.c mpdt_rx_room()), so that what all are told
+    adds up to what there is.  Peers start a three-packet message each in
+    a socket nobody reads (SO_RCVBUF 2 MiB); each Room is checked against
+    rmem_alloc (SO_MEMINFO) read once its SACK came: the third and fourth
+    peer holding one are told a third and a quarter, a fifth whose
+    one-packet message completed a fifth, and once the first peer's
+    message completed, the second is told a third again."""
+    a = env.a
+    v = Victim("room", a.ns_b, 7117, rcvbuf=1 << 20, reader=False)
+    env.cleanups.append(v.close)
+    sn = Sniffer(a.ns_a, a.dev_a)
+    env.cleanups.append(sn.close)
+    x = Attacker(a.ns_a, ADDR_X)
+    peers = [{"sport": 21300 + i, "dport": 7117,
+              "nonce": env.rnd.getrandbits(32)} for i in range(5)]
+    ln, pay = 3 * PAYLOAD, b"r" * PAYLOAD
+    b0 = stats(a.ns_b)
+
+    def told(i, psn, msg_len, n):
+        """Peer i's packet psn (of a message of msg_len): the Room of its
+        n-th SACK, checked against rmem_alloc and the peers sending."""
+        x.send(data(psn, 1, psn * PAYLOAD, msg_len, pay, flags=m.F_AR,
+                    **peers[i]))
+        rep = replies_to(sn, peers[i]["sport"], n)
+        if len(rep) < n or rep[n - 1].type != m.T_SACK:
+            raise Fatal("peer %d: no SACK for its packet %d: %r" %
+                        (i, psn, rep))
+        return rep[n - 1].room(), rmem_alloc(v)
+
+    def check(what, room, rmem, senders):
+        # rx.c: the part, less 1/128, a page and the struct (< 2 KiB),
+        # in whole KiB.
+        q = (v.rcvbuf - rmem) // senders
+        hi = q - q // 128 - 4096
+        lo = hi - 2048 - 1024
+        c.ok("%s: told (SO_RCVBUF %d - rmem_alloc %d) / %d, less overheads"
+             % (what, v.rcvbuf, rmem, senders),
+             room is not None and lo <= room <= hi,
+             "Room %r, expected %d..%d" % (room, lo, hi))
+
+    said = [told(i, 0, ln, 1) for i in range(4)]
+    log("Rooms and rmem_alloc of four peers starting a message: %r" % said)
+    # The first two are held to their own share (half the buffer) too.
+    check("the third peer with a message in progress", *said[2], 3)
+    check("the fourth", *said[3], 4)
+    check("a fifth peer, whose one-packet message completed",
+          *told(4, 0, PAYLOAD, 1), 5)
+    x.send(data(1, 1, PAYLOAD, ln, pay, **peers[0]))
+    x.send(data(2, 1, 2 * PAYLOAD, ln, pay, flags=m.F_AR, **peers[0]))
+    done = sn.wait(lambda p: p.mdport == peers[0]["sport"] and
+                   p.type == m.T_SACK and p.sack()[0] == 3, 1, 10)
+    c.eq("the first peer's message completed (EPSN 3)", 1, len(done))
+    check("the second, once the first's message completed",
+          *told(1, 1, ln, 2), 3)
+    b1 = stats(a.ns_b)
+    c.eq("nothing refused", 0, delta(b1, b0, "drop_no_buffer") +
+         delta(b1, b0, "drop_peer_quota"))
+    got = []
+    for _ in range(3):
+        try:
+            got.append(len(v.s.recv(1 << 16, socket.MSG_DONTWAIT)))
+        except BlockingIOError:
+            break
+    c.eq("the messages to read: the fifth's and the first's", [PAYLOAD, ln],
+         sorted(got))
+
 CASES = {
     "evict": case_evict, "pressure": case_pressure, "quota": case_quota,
     "conn-evict": case_conn_evict, "conn-full": case_conn_full,
@@ -2059,7 +2136,7 @@ CASES = {
     "ipv6-csum": case_ipv6_csum, "crash": case_crash,
     "zero-len": case_zero_len, "params": case_params,
     "time-wait": case_time_wait, "gso": case_gso, "idle": case_idle,
-    "broadcast-source": case_broadcast_source,
+    "broadcast-source": case_broadcast_source, "room": case_room,
 }
 
 

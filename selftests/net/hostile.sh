@@ -88,6 +88,10 @@
 #               next message, 100 KB in the same incarnation (its socket's
 #               collector out of step with the receiver's) with rx-window
 #               64, is acknowledged and received once
+#   room        five peers start messages in a socket nobody reads: each
+#               SACK's Room is its part of what the socket has left (rx.c
+#               mpdt_rx_room()), split among the peers with messages in
+#               progress, checked against SO_MEMINFO's rmem_alloc
 #
 # Module parameter rto_max_us=500000: the nonce quiet time (2 x rto-max-us)
 # is 1 s and partial messages expire within seconds (the cases wait for the
@@ -104,7 +108,7 @@
 source "$(dirname "$0")/lib.sh"
 
 CASES=(evict pressure quota conn-evict conn-full nonce not-host overlap reply-port
-	ipv6-csum crash zero-len params time-wait gso idle broadcast-source)
+	ipv6-csum crash zero-len params time-wait gso idle broadcast-source room)
 if [[ -n ${MPDT_HOSTILE_CASES:-} ]]; then
 	read -r -a CASES <<<"$MPDT_HOSTILE_CASES"
 fi
