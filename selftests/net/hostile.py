@@ -2128,6 +2128,7 @@ def case_room(env, c):
     c.eq("the messages to read: the fifth's and the first's", [PAYLOAD, ln],
          sorted(got))
 
+
 CASES = {
     "evict": case_evict, "pressure": case_pressure, "quota": case_quota,
     "conn-evict": case_conn_evict, "conn-full": case_conn_full,
