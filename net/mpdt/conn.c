@@ -19,19 +19,26 @@
  * must not be able to pile its connections into one bucket.  @port 0
  * hashes the host alone.
  */
-static u32 peer_hash(const struct mpdt_sock *msk, const struct mpdt_addr *a,
-		     __be16 port)
+struct peer_key {
+	struct in6_addr v6;	/* IPv4 in its first word */
+	u32 port;
+	u32 scope_id;
+};
+
+static struct peer_key peer_key(const struct mpdt_addr *a, __be16 port)
 {
-	const struct {
-		struct in6_addr v6;
-		u32 port;
-		u32 scope_id;
-	} k = {
+	return (struct peer_key){
 		.v6 = a->family == AF_INET6 ? a->v6 : (struct in6_addr){
 			.s6_addr32 = { a->v4 } },
 		.port = (__force u32)port,
 		.scope_id = a->scope_id,
 	};
+}
+
+static u32 peer_hash(const struct mpdt_sock *msk, const struct mpdt_addr *a,
+		     __be16 port)
+{
+	const struct peer_key k = peer_key(a, port);
 
 	return siphash(&k, sizeof(k), &msk->conn_key);
 }
@@ -330,6 +337,27 @@ static void count(struct mpdt_eng *e, enum mpdt_stat s, u64 n)
 	mpdt_stat_add(mpdt_eng_conn(e)->msk->mn, s, n);
 }
 
+/* The cookie that proves the peer's incarnation @nonce receives at the
+ * peer's address (wire-format.rst 5), under a key of its own: a hash
+ * table's key may leak through timing, and one cookie must not tell
+ * another peer's.
+ */
+static u64 conn_cookie(struct mpdt_eng *e, u32 nonce, u32 epoch)
+{
+	const struct mpdt_conn *c = mpdt_eng_conn(e);
+	const struct {
+		struct peer_key peer;
+		u32 nonce;
+		u32 epoch;
+	} k = {
+		.peer = peer_key(&c->peer, c->peer.port),
+		.nonce = nonce,
+		.epoch = epoch,
+	};
+
+	return siphash(&k, sizeof(k), &c->msk->cookie_key);
+}
+
 static const struct mpdt_eng_ops conn_eng_ops = {
 	.xmit		= mpdt_xmit,
 	.flush		= mpdt_xmit_flush,
@@ -347,6 +375,7 @@ static const struct mpdt_eng_ops conn_eng_ops = {
 	.rx_deliver	= mpdt_rx_deliver,
 	.rx_forget	= mpdt_rx_forget,
 	.rx_room	= mpdt_rx_room,
+	.cookie		= conn_cookie,
 };
 
 static void conn_free(struct mpdt_conn *c)

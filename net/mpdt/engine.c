@@ -1003,6 +1003,48 @@ static bool on_sack(struct mpdt_eng *e, const struct mpdt_pkt *pkt, u64 now)
 	return true;
 }
 
+/* A probe leaves after the DATA paced before it, which it asks about;
+ * with a @cookie, it also returns a challenge's.
+ */
+static void send_probe(struct mpdt_eng *e, u64 now, const u64 *cookie)
+{
+	u64 at = depart(e, MPDT_PROBE_LEN + (cookie ? MPDT_COOKIE_LEN : 0),
+			now);
+	struct mpdt_pkt h = {
+		.probe = {
+			.sack_base = e->sb.una,
+			.ts = at,
+			.cookie = cookie ? *cookie : 0,
+		},
+	};
+	struct mpdt_lb_ctx ctx;
+
+	mpdt_sb_on_probe_sent(&e->sb, at);
+	e->probes++;
+	trace_mpdt_probe(e);
+	fill_header(e, &h, MPDT_T_PROBE, cookie ? MPDT_F_COOKIE : 0, e->nonce,
+		    choose_ev(e, now, e->sb.una, 1, true, &ctx));
+	e->ops->xmit(e, &h, NULL);
+}
+
+/* The peer refused our incarnation as new while one it took for ours was
+ * live, and challenged it (wire-format.rst 5): its cookie, returned in a
+ * PROBE, proves we receive at our address, and the peer's answer to the
+ * probe lets the refused DATA go again (§3.3.2).  A window of refused
+ * DATA draws as many challenges with one cookie: it goes once per round
+ * trip.  Not a loss or congestion signal: the policies never hear of it.
+ */
+static void answer_challenge(struct mpdt_eng *e, u64 cookie, u64 now)
+{
+	if (cookie == e->cookie_sent &&
+	    since(now, e->cookie_sent_ns) < smoothed_rtt_ns(e))
+		return;
+	e->cookie_sent = cookie;
+	e->cookie_sent_ns = now;
+	send_probe(e, now, &cookie);
+	push(e, now);
+}
+
 static bool on_nack(struct mpdt_eng *e, const struct mpdt_pkt *pkt, u64 now)
 {
 	const struct mpdt_nack *n = &pkt->nack;
@@ -1012,6 +1054,11 @@ static bool on_nack(struct mpdt_eng *e, const struct mpdt_pkt *pkt, u64 now)
 		return false;
 	if (!mpdt_sb_tracked(&e->sb, n->psn)) {
 		count(e, MPDT_STAT_DROP_BOGUS_ACK);
+		return false;
+	}
+	/* Not the peer hearing our incarnation: it refused it. */
+	if (n->code == MPDT_NACK_CHALLENGE) {
+		answer_challenge(e, n->cookie, now);
 		return false;
 	}
 	e->nacks_rcvd++;
@@ -1063,23 +1110,6 @@ static void on_rto(struct mpdt_eng *e, u64 now)
 	trace_cwnd(e, old_cwnd, 0);
 }
 
-/* A probe leaves after the DATA paced before it, which it asks about. */
-static void send_probe(struct mpdt_eng *e, u64 now)
-{
-	u64 at = depart(e, MPDT_PROBE_LEN, now);
-	struct mpdt_pkt h = {
-		.probe = { .sack_base = e->sb.una, .ts = at },
-	};
-	struct mpdt_lb_ctx ctx;
-
-	mpdt_sb_on_probe_sent(&e->sb, at);
-	e->probes++;
-	trace_mpdt_probe(e);
-	fill_header(e, &h, MPDT_T_PROBE, 0, e->nonce,
-		    choose_ev(e, now, e->sb.una, 1, true, &ctx));
-	e->ops->xmit(e, &h, NULL);
-}
-
 void mpdt_eng_on_timer(struct mpdt_eng *e, u64 now)
 {
 	u64 rto, reorder, probe;
@@ -1097,7 +1127,7 @@ void mpdt_eng_on_timer(struct mpdt_eng *e, u64 now)
 
 		mpdt_sb_on_reorder_timer(&e->sb, &clock);
 	} else if (probe && now >= probe && probe_may_go(e, probe, now)) {
-		send_probe(e, now);
+		send_probe(e, now, NULL);
 	}
 	push(e, now);
 }
@@ -1185,17 +1215,69 @@ void mpdt_eng_rx_evict(struct mpdt_eng *e)
 	rx_retire(e);
 }
 
+/* A cookie is good in the epoch it was made in and the next: 2.1 s to
+ * 4.3 s, for a round trip, and never long enough to let a delayed PROBE
+ * bring back an incarnation two replacements old.
+ */
+#define MPDT_COOKIE_EPOCH_SHIFT	31
+
+static u32 cookie_epoch(u64 now)
+{
+	return now >> MPDT_COOKIE_EPOCH_SHIFT;
+}
+
+static bool cookie_proves(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
+			  u64 now)
+{
+	u32 epoch = cookie_epoch(now), nonce = pkt->hdr.nonce;
+
+	if (pkt->hdr.type != MPDT_T_PROBE ||
+	    !(pkt->hdr.flags & MPDT_F_COOKIE) || !e->ops->cookie)
+		return false;
+	return pkt->probe.cookie == e->ops->cookie(e, nonce, epoch) ||
+	       pkt->probe.cookie == e->ops->cookie(e, nonce, epoch - 1);
+}
+
+/* Refused as new: ask the sender of @pkt to prove it receives at the
+ * peer's address (wire-format.rst 5).  The challenge is no longer than
+ * the packet it answers, but for a PROBE's 32 bytes (36).
+ */
+static void challenge(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
+		      u64 now)
+{
+	struct mpdt_pkt h = {
+		.nack = {
+			.psn = pkt->hdr.type == MPDT_T_DATA ?
+			       pkt->data.psn : pkt->probe.sack_base,
+			.code = MPDT_NACK_CHALLENGE,
+		},
+	};
+
+	if (!e->ops->cookie)
+		return;
+	h.nack.cookie = e->ops->cookie(e, pkt->hdr.nonce, cookie_epoch(now));
+	e->nacks_sent++;
+	count(e, MPDT_STAT_TX_CHALLENGE);
+	fill_header(e, &h, MPDT_T_NACK, 0, pkt->hdr.nonce, pkt->hdr.ev);
+	e->ops->xmit(e, &h, NULL);
+}
+
 /* A DATA or PROBE with a nonce we have not seen is a new incarnation of the
  * peer's sending half: forget the old one and its partial messages.  But
- * only once the old one has gone quiet: otherwise one blind packet with a
- * made-up nonce would tear down a live transfer.  Also after the old one
- * was retired (its messages expired): a packet of an even older
- * incarnation may still be alive in the network until then, and adopting
- * it would deliver its messages again.  A restarted peer's first packets
- * are refused for at most the quiet time, well within its retries.
+ * only once the old one has gone quiet, or the new one returned the cookie
+ * of our challenge: otherwise one blind packet with a made-up nonce would
+ * tear down a live transfer, and one per quiet time would keep a made-up
+ * incarnation live and the peer's own out.  Also after the old one was
+ * retired (its messages expired): a packet of an even older incarnation
+ * may still be alive in the network until then, and adopting it would
+ * deliver its messages again; its sender, on a later nonce, never proves
+ * it.  A restarted peer's first packets are refused for a round trip.
  */
-static bool rx_adopt_nonce(struct mpdt_eng *e, u32 nonce, u64 now)
+static bool rx_adopt_nonce(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
+			   u64 now)
 {
+	u32 nonce = pkt->hdr.nonce;
+
 	if (e->rx_active && nonce == e->rx_nonce) {
 		e->rx_heard_ns = max(e->rx_heard_ns, now);
 		return true;
@@ -1206,8 +1288,12 @@ static bool rx_adopt_nonce(struct mpdt_eng *e, u32 nonce, u64 now)
 	}
 	if ((e->rx_active || e->rx_had_prev) &&
 	    since(now, e->rx_heard_ns) < mpdt_eng_quiet_ns(e->params)) {
-		count(e, MPDT_STAT_DROP_NEW_NONCE);
-		return false;
+		if (!cookie_proves(e, pkt, now)) {
+			count(e, MPDT_STAT_DROP_NEW_NONCE);
+			challenge(e, pkt, now);
+			return false;
+		}
+		count(e, MPDT_STAT_RX_NONCE_PROVEN);
 	}
 	if (e->rx_active)
 		rx_retire(e);
@@ -1394,7 +1480,7 @@ static bool on_data(struct mpdt_eng *e, const struct mpdt_pkt *pkt, bool ce,
 	};
 	u8 nack;
 
-	if (!rx_adopt_nonce(e, pkt->hdr.nonce, now))
+	if (!rx_adopt_nonce(e, pkt, now))
 		return false;
 	a.verdict = mpdt_rx_check(&e->rx, d->psn);
 	if (a.verdict == MPDT_RX_OUT_OF_WINDOW) {
@@ -1419,7 +1505,7 @@ static bool on_data(struct mpdt_eng *e, const struct mpdt_pkt *pkt, bool ce,
 /* §3.3.2 probe: answer at once with the segment the sender asked for. */
 static bool on_probe(struct mpdt_eng *e, const struct mpdt_pkt *pkt, u64 now)
 {
-	if (!rx_adopt_nonce(e, pkt->hdr.nonce, now))
+	if (!rx_adopt_nonce(e, pkt, now))
 		return false;
 	send_sack(e, &pkt->probe.sack_base, pkt->probe.ts, pkt->hdr.ev,
 		  MPDT_F_PROBE_ACK);

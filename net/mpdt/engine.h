@@ -139,6 +139,12 @@ struct mpdt_eng_ops {
 	 * for its SACKs.  NULL: the SACKs do not say.
 	 */
 	u32 (*rx_room)(struct mpdt_eng *e);
+	/* The cookie that proves incarnation @nonce of the peer receives at
+	 * the peer's address, for @epoch (wire-format.rst 5): a keyed hash
+	 * nobody off the path can compute.  NULL: new nonces are refused
+	 * without a challenge (the model).
+	 */
+	u64 (*cookie)(struct mpdt_eng *e, u32 nonce, u32 epoch);
 };
 
 struct mpdt_eng {
@@ -194,6 +200,9 @@ struct mpdt_eng {
 	u64 tx_at;
 	bool host_full;			/* this push: host_room() said no */
 	u64 probe_held;			/* the due time of a probe that waits */
+	/* The challenge's cookie we last returned, and when. */
+	u64 cookie_sent;
+	u64 cookie_sent_ns;
 	u32 chunk_seq;			/* the next chunk's number */
 	struct mpdt_eng_chunk chunks[MPDT_ENG_CHUNKS];
 

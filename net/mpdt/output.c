@@ -43,7 +43,7 @@
 static struct sk_buff *pkt_alloc(const struct mpdt_pkt *h,
 				 const struct mpdt_txmsg *tm)
 {
-	u32 hlen = mpdt_wire_hlen(h->hdr.type);
+	u32 hlen = mpdt_wire_len(&h->hdr);
 	struct sk_buff *skb;
 
 	skb = alloc_skb(MPDT_SKB_HEADROOM + hlen, GFP_ATOMIC);

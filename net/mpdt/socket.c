@@ -26,6 +26,7 @@ static int mpdt_sk_init(struct sock *sk)
 	mutex_init(&msk->user_lock);
 	msk->mn = mpdt_net(sock_net(sk));
 	get_random_bytes(&msk->conn_key, sizeof(msk->conn_key));
+	get_random_bytes(&msk->cookie_key, sizeof(msk->cookie_key));
 	hash_init(msk->conns);
 	hash_init(msk->hosts);
 	INIT_LIST_HEAD(&msk->conn_lru);

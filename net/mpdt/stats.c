@@ -67,6 +67,8 @@ static const char * const mpdt_stat_names[__MPDT_STAT_MAX] = {
 	[MPDT_STAT_RX_MSG_EVICTED]	= "rx_msg_evicted",
 	[MPDT_STAT_TX_DEFERRED]		= "tx_deferred",
 	[MPDT_STAT_DROP_NOT_UNICAST]	= "drop_not_unicast",
+	[MPDT_STAT_TX_CHALLENGE]	= "tx_challenge",
+	[MPDT_STAT_RX_NONCE_PROVEN]	= "rx_nonce_proven",
 };
 
 void mpdt_stat_inc(struct mpdt_net *mn, enum mpdt_stat s)

@@ -56,6 +56,15 @@ u32 mpdt_wire_hlen(u8 type)
 	return 0;
 }
 
+u32 mpdt_wire_len(const struct mpdt_common *hdr)
+{
+	u32 hlen = mpdt_wire_hlen(hdr->type);
+
+	if (hdr->type == MPDT_T_PROBE && (hdr->flags & MPDT_F_COOKIE))
+		hlen += MPDT_COOKIE_LEN;
+	return hlen;
+}
+
 static u16 allowed_flags(u8 type)
 {
 	switch (type) {
@@ -65,6 +74,8 @@ static u16 allowed_flags(u8 type)
 		return MPDT_F_CE | MPDT_F_PROBE_ACK;
 	case MPDT_T_NACK:
 		return MPDT_F_CE;
+	case MPDT_T_PROBE:
+		return MPDT_F_COOKIE;
 	}
 	return 0;
 }
@@ -143,10 +154,11 @@ static void decode_nack(const u8 *b, struct mpdt_nack *n)
 	n->echo_ts = get64(b + 12);
 }
 
-static void decode_probe(const u8 *b, struct mpdt_probe *p)
+static void decode_probe(const u8 *b, bool cookie, struct mpdt_probe *p)
 {
 	p->sack_base = get32(b);
 	p->ts = get64(b + 8);
+	p->cookie = cookie ? get64(b + 16) : 0;
 }
 
 enum mpdt_wire_err mpdt_wire_decode(const u8 *buf, u32 len,
@@ -160,9 +172,9 @@ enum mpdt_wire_err mpdt_wire_decode(const u8 *buf, u32 len,
 	decode_common(buf, &pkt->hdr);
 	if (pkt->hdr.version != MPDT_VERSION)
 		return MPDT_WIRE_BAD_VERSION;
-	hlen = mpdt_wire_hlen(pkt->hdr.type);
-	if (!hlen)
+	if (!mpdt_wire_hlen(pkt->hdr.type))
 		return MPDT_WIRE_BAD_TYPE;
+	hlen = mpdt_wire_len(&pkt->hdr);
 	if (len < hlen)
 		return MPDT_WIRE_SHORT;
 	if (pkt->hdr.flags & ~allowed_flags(pkt->hdr.type))
@@ -181,11 +193,12 @@ enum mpdt_wire_err mpdt_wire_decode(const u8 *buf, u32 len,
 	case MPDT_T_NACK:
 		decode_nack(body, &pkt->nack);
 		if (pkt->nack.code < MPDT_NACK_NO_BUFFER ||
-		    pkt->nack.code > MPDT_NACK_FLOWLET_GAP)
+		    pkt->nack.code > MPDT_NACK_CHALLENGE)
 			return MPDT_WIRE_BAD_TYPE;
 		break;
 	case MPDT_T_PROBE:
-		decode_probe(body, &pkt->probe);
+		decode_probe(body, pkt->hdr.flags & MPDT_F_COOKIE,
+			     &pkt->probe);
 		break;
 	}
 	/* Control packets have a fixed size: trailing bytes are malformed. */
@@ -238,11 +251,13 @@ static void encode_nack(const struct mpdt_nack *n, u8 *b)
 	put64(b + 12, n->echo_ts);
 }
 
-static void encode_probe(const struct mpdt_probe *p, u8 *b)
+static void encode_probe(const struct mpdt_probe *p, bool cookie, u8 *b)
 {
 	put32(b, p->sack_base);
 	put32(b + 4, 0);
 	put64(b + 8, p->ts);
+	if (cookie)
+		put64(b + 16, p->cookie);
 }
 
 u32 mpdt_wire_encode(const struct mpdt_pkt *pkt, u8 *buf)
@@ -261,8 +276,8 @@ u32 mpdt_wire_encode(const struct mpdt_pkt *pkt, u8 *buf)
 		encode_nack(&pkt->nack, body);
 		break;
 	case MPDT_T_PROBE:
-		encode_probe(&pkt->probe, body);
+		encode_probe(&pkt->probe, pkt->hdr.flags & MPDT_F_COOKIE, body);
 		break;
 	}
-	return mpdt_wire_hlen(pkt->hdr.type);
+	return mpdt_wire_len(&pkt->hdr);
 }

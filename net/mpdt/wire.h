@@ -29,11 +29,13 @@ enum mpdt_type {
 #define MPDT_F_CE		0x0008	/* SACK/NACK: trigger was CE marked */
 #define MPDT_F_PROBE_ACK	0x0010	/* SACK: answers a PROBE */
 #define MPDT_F_FLOWLET		0x0020	/* DATA: in order after prev_psn */
+#define MPDT_F_COOKIE		0x0040	/* PROBE: returns a challenge's cookie */
 
 enum mpdt_nack_code {
 	MPDT_NACK_NO_BUFFER = 1,	/* receiver out of memory for it */
 	MPDT_NACK_TRIMMED = 2,		/* payload trimmed in the fabric */
 	MPDT_NACK_FLOWLET_GAP = 3,	/* its flowlet successor came first */
+	MPDT_NACK_CHALLENGE = 4,	/* new nonce refused: prove it */
 };
 
 #define MPDT_COMMON_LEN		16
@@ -41,6 +43,7 @@ enum mpdt_nack_code {
 #define MPDT_SACK_LEN		(MPDT_COMMON_LEN + 40)
 #define MPDT_NACK_LEN		(MPDT_COMMON_LEN + 20)
 #define MPDT_PROBE_LEN		(MPDT_COMMON_LEN + 16)
+#define MPDT_COOKIE_LEN		8	/* after a PROBE with MPDT_F_COOKIE */
 #define MPDT_MAX_HLEN		MPDT_SACK_LEN
 
 /* Largest message a v1 DATA header may describe (uapi MPDT_MSG_MAX). */
@@ -92,12 +95,16 @@ struct mpdt_nack {
 	u32 psn;
 	u8 code;		/* enum mpdt_nack_code */
 	u32 epsn;
-	u64 echo_ts;
+	union {
+		u64 echo_ts;
+		u64 cookie;	/* MPDT_NACK_CHALLENGE (wire-format.rst 5) */
+	};
 };
 
 struct mpdt_probe {
 	u32 sack_base;		/* bitmap segment the SACK must carry */
 	u64 ts;
+	u64 cookie;		/* with MPDT_F_COOKIE */
 };
 
 struct mpdt_pkt {
@@ -154,6 +161,9 @@ enum mpdt_wire_err mpdt_wire_decode(const u8 *buf, u32 len,
 				    struct mpdt_pkt *pkt);
 /* Return the header length written: buf needs MPDT_MAX_HLEN bytes. */
 u32 mpdt_wire_encode(const struct mpdt_pkt *pkt, u8 *buf);
+/* The fixed header of @type, without a PROBE's cookie; 0 if unknown. */
 u32 mpdt_wire_hlen(u8 type);
+/* The header @hdr describes: a PROBE with MPDT_F_COOKIE is longer. */
+u32 mpdt_wire_len(const struct mpdt_common *hdr);
 
 #endif /* _MPDT_WIRE_H */

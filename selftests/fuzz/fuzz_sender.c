@@ -49,8 +49,8 @@
  *    the messages being assembled.
  * At the end the network turns perfect: every message must then be
  * acknowledged within a bounded number of timer rounds, unless a forged
- * SACK was accepted, the receiver refused the incarnation (new or stale
- * nonce, closed socket), or a new receiving socket took over; then every
+ * SACK was accepted, the receiver refused the incarnation (stale nonce,
+ * closed socket), or a new receiving socket took over; then every
  * message must have been released exactly once.
  */
 #include "fuzz.h"
@@ -169,13 +169,14 @@ static struct fz_msg *fz_msg_of(const struct mpdt_eng_txmsg *m)
 	return r;
 }
 
-/* The receiver's refusals: of a nonce, or as no socket. */
+/* The receiver's refusals for good: of a stale nonce, or as no socket.
+ * A new nonce it refuses is challenged, and proves itself.
+ */
 static u64 rx_refusals(void)
 {
 	const u64 *s = c.stats[1];
 
-	return s[MPDT_STAT_DROP_STALE_NONCE] + s[MPDT_STAT_DROP_NEW_NONCE] +
-	       s[MPDT_STAT_DROP_NO_SOCKET];
+	return s[MPDT_STAT_DROP_STALE_NONCE] + s[MPDT_STAT_DROP_NO_SOCKET];
 }
 
 /* Packets of the current incarnation the sender's messages acknowledged. */
@@ -329,6 +330,18 @@ static void check_tx_pkt(const struct mpdt_pkt *pkt,
 		  pkt->probe.sack_base);
 }
 
+/* The challenges' cookie (engine.h): keyed by the receiving socket. */
+static u64 op_cookie(struct mpdt_eng *e, u32 nonce, u32 epoch)
+{
+	u64 z = (c.rx_gen + 1) * 0x9e3779b97f4a7c15ULL ^
+		((u64)nonce << 32 | epoch);
+
+	FZ_ASSERT(!is_tx(e), "the sender challenges");
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
 static void check_rx_pkt(const struct mpdt_pkt *pkt,
 			 const struct mpdt_eng_txmsg *m)
 {
@@ -338,6 +351,16 @@ static void check_rx_pkt(const struct mpdt_pkt *pkt,
 	FZ_ASSERT(!m && (pkt->hdr.type == MPDT_T_SACK ||
 			 pkt->hdr.type == MPDT_T_NACK),
 		  "receiver sent type %u", pkt->hdr.type);
+	/* A challenge answers a nonce the receiver refused as new. */
+	if (pkt->hdr.type == MPDT_T_NACK &&
+	    pkt->nack.code == MPDT_NACK_CHALLENGE) {
+		FZ_ASSERT(!epsn && pkt->hdr.nonce != c.rx.rx_nonce &&
+			  pkt->nack.cookie == op_cookie(&c.rx, pkt->hdr.nonce,
+							c.now >> 31),
+			  "challenge of nonce %u epsn %u", pkt->hdr.nonce,
+			  epsn);
+		return;
+	}
 	FZ_ASSERT(pkt->hdr.nonce == c.rx.rx_nonce && epsn == c.rx.rx.epsn,
 		  "answer with nonce %u EPSN %u, receiver's %u and %u",
 		  pkt->hdr.nonce, epsn, c.rx.rx_nonce, c.rx.rx.epsn);
@@ -582,6 +605,7 @@ static const struct mpdt_eng_ops fz_ops = {
 	.rx_place	= op_rx_place,
 	.rx_deliver	= op_rx_deliver,
 	.rx_forget	= op_rx_forget,
+	.cookie		= op_cookie,
 };
 
 /* ---- the glue: connections, messages, the timer ---- */

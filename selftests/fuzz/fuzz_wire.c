@@ -45,8 +45,8 @@ static u32 be32(const u8 *p)
 static enum mpdt_wire_err model_verdict(const u8 *b, u32 len)
 {
 	static const u32 hlen[] = { 0, 48, 56, 36, 32 };
-	static const u16 allowed[] = { 0, 0x0027, 0x0018, 0x0008, 0 };
-	u32 type, flags, avail, plen, msg_len, off;
+	static const u16 allowed[] = { 0, 0x0027, 0x0018, 0x0008, 0x0040 };
+	u32 type, flags, avail, plen, msg_len, off, want;
 
 	if (len < 16)
 		return MPDT_WIRE_SHORT;
@@ -55,9 +55,11 @@ static enum mpdt_wire_err model_verdict(const u8 *b, u32 len)
 	type = b[1];
 	if (type < 1 || type > 4)
 		return MPDT_WIRE_BAD_TYPE;
-	if (len < hlen[type])
-		return MPDT_WIRE_SHORT;
 	flags = be16(b + 2);
+	/* A PROBE with COOKIE carries 8 bytes more (4.4), other flags or not. */
+	want = hlen[type] + (type == MPDT_T_PROBE && (flags & 0x0040) ? 8 : 0);
+	if (len < want)
+		return MPDT_WIRE_SHORT;
 	if (flags & ~allowed[type])
 		return MPDT_WIRE_BAD_FLAGS;
 	if (!be16(b + 4) || !be16(b + 6))
@@ -77,9 +79,9 @@ static enum mpdt_wire_err model_verdict(const u8 *b, u32 len)
 			return MPDT_WIRE_BAD_OFFSET;
 		return MPDT_WIRE_OK;
 	}
-	if (type == MPDT_T_NACK && (b[20] < 1 || b[20] > 3))
+	if (type == MPDT_T_NACK && (b[20] < 1 || b[20] > 4))
 		return MPDT_WIRE_BAD_TYPE;
-	return len > hlen[type] ? MPDT_WIRE_BAD_LENGTH : MPDT_WIRE_OK;
+	return len > want ? MPDT_WIRE_BAD_LENGTH : MPDT_WIRE_OK;
 }
 
 static enum mpdt_wire_err decode(const u8 *buf, u32 len, struct mpdt_pkt *pkt)
@@ -113,7 +115,7 @@ static void check_reencode(const u8 *data, u32 len, const struct mpdt_pkt *pkt)
 
 	memset(buf, 0xa5, sizeof(buf));
 	hlen = mpdt_wire_encode(pkt, buf);
-	FZ_ASSERT(hlen == mpdt_wire_hlen(pkt->hdr.type) && hlen <= len,
+	FZ_ASSERT(hlen == mpdt_wire_len(&pkt->hdr) && hlen <= len,
 		  "hlen %u len %u", hlen, len);
 	for (i = 0; i < hlen; i++) {
 		u8 want = wire_reserved(pkt->hdr.type, i) ? 0 : data[i];
@@ -200,11 +202,13 @@ static void fuzz_encode(struct fz_in *in)
 	case MPDT_T_PROBE:
 		pkt.probe.sack_base = fz_u32(in);
 		pkt.probe.ts = fz_u64(in);
+		if (pkt.hdr.flags & MPDT_F_COOKIE)
+			pkt.probe.cookie = fz_u64(in);
 		break;
 	}
 	memset(buf, 0, sizeof(buf));
 	len = mpdt_wire_encode(&pkt, buf);
-	FZ_ASSERT(len == mpdt_wire_hlen(pkt.hdr.type), "encode length %u", len);
+	FZ_ASSERT(len == mpdt_wire_len(&pkt.hdr), "encode length %u", len);
 	/* The UDP length: a DATA packet's payload follows (not its bytes),
 	 * maybe trimmed; a few bytes more or less to probe the checks.
 	 */

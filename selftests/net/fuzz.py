@@ -127,7 +127,8 @@ def sniff_data(dev, timeout, want_nonce=None, near_psn=None, ready=None):
 HLEN = {m.T_DATA: m.DATA_HLEN, m.T_SACK: m.SACK_LEN, m.T_NACK: m.NACK_LEN,
         m.T_PROBE: m.PROBE_LEN}
 ALLOWED = {m.T_DATA: m.F_AR | m.F_RETX | m.F_TRIMMED | m.F_FLOWLET,
-           m.T_SACK: m.F_CE | m.F_PROBE_ACK, m.T_NACK: m.F_CE, m.T_PROBE: 0}
+           m.T_SACK: m.F_CE | m.F_PROBE_ACK, m.T_NACK: m.F_CE,
+           m.T_PROBE: m.F_COOKIE}
 
 
 def classify(p):
@@ -138,7 +139,10 @@ def classify(p):
         return "drop_bad_version"
     if typ not in HLEN:
         return "drop_bad_type"
-    if len(p) < HLEN[typ]:
+    hlen = HLEN[typ]
+    if typ == m.T_PROBE and flags & m.F_COOKIE:
+        hlen += m.COOKIE_LEN
+    if len(p) < hlen:
         return "drop_short"
     if flags & ~ALLOWED[typ]:
         return "drop_bad_flags"
@@ -158,7 +162,7 @@ def classify(p):
         return None
     if typ == m.T_NACK and p[m.COMMON_LEN + 4] not in m.NACK_CODES:
         return "drop_bad_type"
-    return None if len(p) == HLEN[typ] else "drop_bad_length"
+    return None if len(p) == hlen else "drop_bad_length"
 
 
 class Target:
@@ -191,7 +195,8 @@ def malformed(t, rnd, k, sport, dport):
     for i in range(k):
         # short: nothing, less than the common header, less than the type's
         for p in (b"", b"\x01", good_sack[:15], good_data[:m.DATA_HLEN - 1],
-                  good_sack[:m.SACK_LEN - 1], m.probe_pkt(0, **ok)[:20]):
+                  good_sack[:m.SACK_LEN - 1], m.probe_pkt(0, **ok)[:20],
+                  m.probe_pkt(0, cookie=1, **ok)[:m.PROBE_LEN]):
             t.send(p, "drop_short")
         # bad version
         for v in (0, 2, 255):
@@ -201,7 +206,7 @@ def malformed(t, rnd, k, sport, dport):
         for ty in (0, 5, 255):
             t.send(m.common(ty, **ok) + b"\0" * 40, "drop_bad_type")
         t.send(m.nack_pkt(1, code=0, **ok), "drop_bad_type")
-        t.send(m.nack_pkt(1, code=4, **ok), "drop_bad_type")
+        t.send(m.nack_pkt(1, code=5, **ok), "drop_bad_type")
         t.send(m.nack_pkt(1, code=255, **ok), "drop_bad_type")
         # bad flags for the type
         t.send(m.data_pkt(0, 1, 0, 100, b"x" * 100, flags=m.F_CE, **ok),
@@ -213,6 +218,7 @@ def malformed(t, rnd, k, sport, dport):
         t.send(m.data_pkt(0, 1, 0, 100, b"x" * 100, flags=0x40, **ok),
                "drop_bad_flags")
         t.send(m.sack_pkt(0, 0, 0, flags=m.F_FLOWLET, **ok), "drop_bad_flags")
+        t.send(m.nack_pkt(0, flags=m.F_COOKIE, **ok), "drop_bad_flags")
         # zero MPDT ports
         t.send(m.sack_pkt(0, 0, 0, sport=0, dport=dport, nonce=1), "drop_bad_port")
         t.send(m.probe_pkt(0, sport=sport, dport=0, nonce=1), "drop_bad_port")
@@ -232,6 +238,7 @@ def malformed(t, rnd, k, sport, dport):
                "drop_bad_length")                      # "trimmed" grew
         t.send(good_sack + b"\0", "drop_bad_length")   # trailing bytes
         t.send(m.probe_pkt(0, **ok) + b"\0" * 8, "drop_bad_length")
+        t.send(m.probe_pkt(0, cookie=1, **ok) + b"\0", "drop_bad_length")
         t.send(m.nack_pkt(0, **ok) + b"\0", "drop_bad_length")
         # bad offsets
         t.send(m.data_pkt(0, 1, 2000, 1000, b"x" * 10, **ok), "drop_bad_offset")

@@ -28,7 +28,8 @@ event cannot happen during the check.
 
 Cases (see hostile.sh for the rules they check):
   expire quota conn-evict conn-full nonce not-host overlap reply-port
-  ipv6-csum crash zero-len params time-wait gso
+  ipv6-csum crash zero-len params time-wait gso idle broadcast-source room
+  incarnation
 """
 
 import time
@@ -1218,17 +1219,22 @@ def case_nonce(env, c):
          delta(b1, b0, "drop_new_nonce"))
     c.eq("drop_stale_nonce (the real incarnation never refused)", 0,
          delta(b1, b0, "drop_stale_nonce"))
+    c.eq("tx_challenge (each spoof challenged)", sum(spoofs.values()),
+         delta(b1, b0, "tx_challenge"))
+    c.eq("rx_nonce_proven (none of them could prove it)", 0,
+         delta(b1, b0, "rx_nonce_proven"))
     check_sender(c, "honest", snd, n1)
     # The same peer restarts (a new socket on the same MPDT port: a new
-    # incarnation) right away: adopted once the old one was silent for
-    # 2 x rto-max-us, so its messages arrive.
+    # incarnation) right away: adopted once it proved itself, or once the
+    # old one was silent for 2 x rto-max-us, so its messages arrive.
     snd2 = MsgSend(env, "restart", a.ns_a, ADDR_B, 7105, 6005, gen,
                    gen.count - n1, first=n1, timeout=60)
     check_sender(c, "restart", snd2, gen.count - n1)
     check_msg_recv(c, "victim", rcv, gen.count)
     b2 = stats(a.ns_b)
     log("restart: drop_new_nonce +%d before the new incarnation was adopted"
-        % delta(b2, b1, "drop_new_nonce"))
+        ", rx_nonce_proven +%d" % (delta(b2, b1, "drop_new_nonce"),
+                                   delta(b2, b1, "rx_nonce_proven")))
     c.eq("drop_stale_nonce", 0, delta(b2, b0, "drop_stale_nonce"))
 
 
@@ -2129,6 +2135,82 @@ def case_room(env, c):
          sorted(got))
 
 
+def case_incarnation(env, c):
+    """19. An off-path attacker who knows a peer's address and MPDT port
+    keeps a made-up incarnation of that peer live at the victim with a
+    spoofed PROBE every quarter of the quiet time (2 x rto-max-us, 1 s).
+    The peer, idle for the quiet time, starts a new incarnation with its
+    next message: the victim refuses it as new while the made-up one is
+    live, and challenges it (tx_challenge: a NACK CHALLENGE to the peer,
+    of the peer's new nonce); the peer returns the cookie and the victim
+    takes its incarnation at once (rx_nonce_proven 1), so the message
+    arrives while the spoofing goes on, and the spoofs are refused from
+    then on (drop_stale_nonce).  Without the challenge every new
+    incarnation of the peer was refused for as long as the spoofing went
+    on, and each of its messages failed (ETIMEDOUT)."""
+    a = env.a
+    gen = Gen(a.seed + 19, 3, 100, 100000)
+    rcv = Victim("incarnation", a.ns_b, 7119, gen=gen, honest_ports=[6019])
+    env.cleanups.append(rcv.close)
+    with netns(a.ns_a):
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, m.IPPROTO_MPDT)
+        s.bind(("0.0.0.0", 6019))
+    env.cleanups.append(s.close)
+    sn = Sniffer(a.ns_a, a.dev_a)
+    env.cleanups.append(sn.close)
+    x = Attacker(a.ns_a, ADDR_A)        # the peer's own address
+    fake = env.rnd.getrandbits(32)
+    stop = threading.Event()
+
+    def spoof():
+        while not stop.wait(0.25):
+            x.send(m.probe_pkt(0, ts=1, sport=6019, dport=7119, nonce=fake,
+                               ev=env.rnd.randrange(256)))
+
+    def acked(n):
+        return wait_until(lambda: m.get_info(s, (ADDR_B, 7119))["msgs_acked"]
+                          >= n, 10)
+
+    def to_peer(ptype, nonce=None):
+        return lambda p: (p.mdport == 6019 and p.type == ptype and
+                          (nonce is None or p.nonce == nonce))
+
+    s.sendto(gen.msg(0), (ADDR_B, 7119))
+    c.ok("the first message acknowledged", acked(1))
+    thread = threading.Thread(target=spoof, daemon=True)
+    thread.start()
+    env.cleanups.append(stop.set)
+    # Adopted once the peer's own incarnation was quiet: answered by SACKs.
+    c.ok("the made-up incarnation adopted (SACKs of its nonce)",
+         sn.wait(to_peer(m.T_SACK, fake), 1, 10))
+    time.sleep(0.5)     # the peer too has been idle for the quiet time
+    b0 = stats(a.ns_b)
+    s.sendto(gen.msg(1), (ADDR_B, 7119))
+    c.ok("the next message acknowledged while the spoofing goes on",
+         acked(2))
+    b1 = stats(a.ns_b)
+    c.ge("its new incarnation challenged (tx_challenge)", 1,
+         delta(b1, b0, "tx_challenge"))
+    c.eq("... and proven (rx_nonce_proven)", 1,
+         delta(b1, b0, "rx_nonce_proven"))
+    chal = [p for p in sn.match(to_peer(m.T_NACK))
+            if p.nack()[1] == m.NACK_CHALLENGE and p.nonce != fake]
+    sacks = sn.match(lambda p: to_peer(m.T_SACK)(p) and p.nonce != fake)
+    c.ok("a challenge of the peer's new nonce, which its SACKs then carry",
+         chal and sacks and sacks[-1].nonce == chal[-1].nonce,
+         "challenges %r, last SACK %r" % ([hex(p.nonce) for p in chal],
+                                          sacks and hex(sacks[-1].nonce)))
+    c.ok("the spoofs refused from then on (drop_stale_nonce)",
+         wait_until(lambda: delta(stats(a.ns_b), b1, "drop_stale_nonce")
+                    >= 2, 5))
+    s.sendto(gen.msg(2), (ADDR_B, 7119))
+    c.ok("a third message acknowledged", acked(3))
+    stop.set()
+    thread.join(5)
+    rcv.wait_honest(10)
+    rcv.check(c)
+
+
 CASES = {
     "evict": case_evict, "pressure": case_pressure, "quota": case_quota,
     "conn-evict": case_conn_evict, "conn-full": case_conn_full,
@@ -2138,6 +2220,7 @@ CASES = {
     "zero-len": case_zero_len, "params": case_params,
     "time-wait": case_time_wait, "gso": case_gso, "idle": case_idle,
     "broadcast-source": case_broadcast_source, "room": case_room,
+    "incarnation": case_incarnation,
 }
 
 

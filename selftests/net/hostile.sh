@@ -47,9 +47,10 @@
 #   nonce       24 blind DATA/PROBE with new nonces from the honest sender's
 #               address and MPDT port during its transfer (held open by
 #               dropping its SACKs meanwhile), 6 at a time right after one
-#               of its DATA: drop_new_nonce exact, drop_stale_nonce 0, the same
-#               incarnation goes on, intact; the same peer restarting right
-#               after (a new incarnation) gets through
+#               of its DATA: drop_new_nonce and tx_challenge exact,
+#               drop_stale_nonce 0, the same incarnation goes on, intact;
+#               the same peer restarting right after (a new incarnation)
+#               gets through
 #   not-host    DATA/PROBE to 10.0.0.255, 255.255.255.255, 224.0.0.1,
 #               ff02::1: drop_not_host exact, none answered; then the
 #               netns must still be freed (teardown, at the end)
@@ -92,6 +93,11 @@
 #               SACK's Room is its part of what the socket has left (rx.c
 #               mpdt_rx_room()), split among the peers with messages in
 #               progress, checked against SO_MEMINFO's rmem_alloc
+#   incarnation a spoofed PROBE from an idle peer's address every 0.25 s
+#               keeps a made-up incarnation of it live; the peer's next
+#               message, a new incarnation, is challenged, proves itself
+#               with the cookie (rx_nonce_proven 1) and arrives while the
+#               spoofing goes on; the spoofs are then stale
 #
 # Module parameter rto_max_us=500000: the nonce quiet time (2 x rto-max-us)
 # is 1 s and partial messages expire within seconds (the cases wait for the
@@ -108,7 +114,8 @@
 source "$(dirname "$0")/lib.sh"
 
 CASES=(evict pressure quota conn-evict conn-full nonce not-host overlap reply-port
-	ipv6-csum crash zero-len params time-wait gso idle broadcast-source room)
+	ipv6-csum crash zero-len params time-wait gso idle broadcast-source room
+	incarnation)
 if [[ -n ${MPDT_HOSTILE_CASES:-} ]]; then
 	read -r -a CASES <<<"$MPDT_HOSTILE_CASES"
 fi

@@ -81,15 +81,16 @@ def now_ns():
 # --------------------------------------------------------------------------
 
 T_DATA, T_SACK, T_NACK, T_PROBE = 1, 2, 3, 4
-F_AR, F_RETX, F_TRIMMED, F_CE, F_PROBE_ACK, F_FLOWLET = \
-    0x1, 0x2, 0x4, 0x8, 0x10, 0x20
-NACK_NO_BUFFER, NACK_TRIMMED, NACK_FLOWLET_GAP = 1, 2, 3
-NACK_CODES = (NACK_NO_BUFFER, NACK_TRIMMED, NACK_FLOWLET_GAP)
+F_AR, F_RETX, F_TRIMMED, F_CE, F_PROBE_ACK, F_FLOWLET, F_COOKIE = \
+    0x1, 0x2, 0x4, 0x8, 0x10, 0x20, 0x40
+NACK_NO_BUFFER, NACK_TRIMMED, NACK_FLOWLET_GAP, NACK_CHALLENGE = 1, 2, 3, 4
+NACK_CODES = (NACK_NO_BUFFER, NACK_TRIMMED, NACK_FLOWLET_GAP, NACK_CHALLENGE)
 COMMON_LEN = 16
 DATA_HLEN = COMMON_LEN + 32
 SACK_LEN = COMMON_LEN + 40
 NACK_LEN = COMMON_LEN + 20
 PROBE_LEN = COMMON_LEN + 16
+COOKIE_LEN = 8      # after a PROBE with F_COOKIE
 
 
 def common(ptype, flags=0, sport=1, dport=1, nonce=0, ev=0, version=1):
@@ -121,14 +122,20 @@ def nack_pkt(psn, code=NACK_NO_BUFFER, epsn=0, echo_ts=0, **kw):
             struct.pack("!IBBHIQ", psn, code, 0, 0, epsn, echo_ts))
 
 
-def probe_pkt(base, ts=0, **kw):
-    return common(T_PROBE, **kw) + struct.pack("!IIQ", base, 0, ts)
+def probe_pkt(base, ts=0, cookie=None, **kw):
+    """A PROBE; with a cookie, F_COOKIE is set and the cookie follows."""
+    if cookie is None:
+        return common(T_PROBE, **kw) + struct.pack("!IIQ", base, 0, ts)
+    kw["flags"] = kw.get("flags", 0) | F_COOKIE
+    return (common(T_PROBE, **kw) +
+            struct.pack("!IIQQ", base, 0, ts, cookie))
 
 
 assert len(data_pkt(0, 0, 0, 0, b"")) == DATA_HLEN
 assert len(sack_pkt(0, 0, 0)) == SACK_LEN
 assert len(nack_pkt(0)) == NACK_LEN
 assert len(probe_pkt(0)) == PROBE_LEN
+assert len(probe_pkt(0, cookie=0)) == PROBE_LEN + COOKIE_LEN
 
 
 def parse_common(buf):

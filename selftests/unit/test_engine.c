@@ -148,6 +148,7 @@ struct node {
 	u64 host_busy_until;	/* host_drained() says no before */
 	u32 drain_asks;		/* ... was asked */
 	u64 first_probe_at;
+	u32 cookie_probes;	/* PROBEs that returned a challenge's cookie */
 
 	/* The sending application: msgs[i] gets id i. */
 	struct tmsg **msgs;
@@ -538,6 +539,8 @@ static void op_xmit(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
 	} else {
 		if (type == MPDT_T_PROBE && n->tx[type] == 1)
 			n->first_probe_at = s->now;
+		if (type == MPDT_T_PROBE && (h.hdr.flags & MPDT_F_COOKIE))
+			n->cookie_probes++;
 		if (m)
 			sim_err(s, "%s sent %s with a message", n->name,
 				type_name[type]);
@@ -732,6 +735,11 @@ static u32 op_rx_room(struct mpdt_eng *e)
 	return node_of(e)->room;
 }
 
+static u64 op_cookie(struct mpdt_eng *e, u32 nonce, u32 epoch)
+{
+	return unit_cookie(node_of(e)->seed, nonce, epoch);
+}
+
 /* The departure time the engine gives a burst (pacing.h): none unless
  * the node is paced and the RTT measured, never before now.
  */
@@ -822,6 +830,7 @@ static const struct mpdt_eng_ops sim_ops = {
 	.rx_deliver	= op_rx_deliver,
 	.rx_forget	= op_rx_forget,
 	.rx_room	= op_rx_room,
+	.cookie		= op_cookie,
 };
 
 /* ---- Nodes and the simulation ---------------------------------------- */
@@ -3338,6 +3347,125 @@ static void probe_b(struct sim *s, u32 nonce)
 	sim_inject(s, 1, &pkt, NULL, 0, false);
 }
 
+/* Sections 5 and 11 of wire-format.rst: an off-path attacker who knows
+ * A's address keeps a made-up incarnation of A live at B, one spoofed
+ * PROBE per quiet time.  A, idle for its quiet time, starts a new
+ * incarnation with its next messages: B challenges it, A returns the
+ * cookie once, and B takes it a round trip later, instead of refusing it
+ * for as long as the spoofing goes on.  The made-up nonce is then stale.
+ */
+TEST(proven_incarnation_replaces_a_spoofed_one)
+{
+	struct mpdt_params p = default_params();
+	struct sim *s = sim_new(&p, mpdt_lb_find("ecmp"),
+				mpdt_cc_find("strack"), 14);
+	struct node *a = &s->n[0], *b = &s->n[1];
+	u64 quiet = mpdt_eng_quiet_ns(&p), start;
+	const u32 fake = 0x5bad5bad;
+	u32 i;
+
+	node_add(a, 2000);
+	ASSERT_TRUE(sim_run(s, T0 + UNIT_SEC(1)));
+	ASSERT_EQ(1, a->msgs[0]->delivered);
+	s->now += quiet;
+	probe_b(s, fake);
+	ASSERT_EQ(fake, b->eng.rx_nonce);
+	s->now += quiet - UNIT_MS(1);
+	probe_b(s, fake);
+	ASSERT_TRUE(sim_run(s, s->now + UNIT_MS(1)));
+	ASSERT_TRUE(mpdt_eng_needs_start(&a->eng, s->now));
+
+	start = s->now;
+	for (i = 0; i < 10; i++)
+		node_add(a, 3000);
+	ASSERT_TRUE(sim_run(s, start + quiet / 2));
+	TH_LOG("done %llu us after the first message, %llu challenges",
+	       (s->now - start) / 1000, b->stats[MPDT_STAT_TX_CHALLENGE]);
+	for (i = 1; i <= 10; i++) {
+		EXPECT_EQ(1, a->msgs[i]->delivered);
+		EXPECT_TRUE(a->msgs[i]->acked);
+	}
+	EXPECT_EQ(2, a->incarnations);
+	EXPECT_EQ(a->eng.nonce, b->eng.rx_nonce);
+	EXPECT_LT(1, b->stats[MPDT_STAT_TX_CHALLENGE]);
+	EXPECT_EQ(b->stats[MPDT_STAT_DROP_NEW_NONCE],
+		  b->stats[MPDT_STAT_TX_CHALLENGE]);
+	EXPECT_EQ(1, b->stats[MPDT_STAT_RX_NONCE_PROVEN]);
+	EXPECT_EQ(1, a->cookie_probes);
+	EXPECT_EQ(0, a->stats[MPDT_STAT_CONN_FAILED]);
+
+	probe_b(s, fake);
+	EXPECT_EQ(1, b->stats[MPDT_STAT_DROP_STALE_NONCE]);
+	EXPECT_EQ(a->eng.nonce, b->eng.rx_nonce);
+	EXPECT_EQ(0, s->nerr) {
+		TH_LOG("%s", s->err);
+	}
+	sim_free(s);
+}
+
+/* A challenge is answered only for the sender's own incarnation and a
+ * packet in flight, once per round trip for one cookie: a window of
+ * refused DATA draws a challenge each.  It is no loss or congestion
+ * signal, and not the peer heard.
+ */
+TEST(challenge_is_answered_once_per_cookie_and_round_trip)
+{
+	struct mpdt_params p = default_params();
+	struct sim *s = sim_new(&p, mpdt_lb_find("ecmp"),
+				mpdt_cc_find("strack"), 15);
+	struct node *a = &s->n[0];
+	struct mpdt_pkt ch = unit_nack_pkt(0, MPDT_NACK_CHALLENGE, 0);
+	const struct cap_pkt *probe;
+	u64 heard;
+	u32 i, cwnd;
+
+	a->capture = true;
+	for (i = 0; i < 4; i++)
+		node_add(a, 1000);
+	sim_run(s, s->now);
+	ASSERT_EQ(4, a->tx[MPDT_T_DATA]);
+	cwnd = a->eng.cc.cwnd;
+	heard = a->eng.heard_ns;
+	ch.hdr.src_port = PORT_B;
+	ch.hdr.dst_port = PORT_A;
+	ch.hdr.nonce = a->eng.nonce ^ 1;
+	ch.nack.cookie = 0xc00c1e;
+	sim_inject(s, 0, &ch, NULL, 0, false);
+	EXPECT_EQ(1, a->stats[MPDT_STAT_DROP_STALE_NONCE]);
+	ch.hdr.nonce = a->eng.nonce;
+	ch.nack.psn = 4;
+	sim_inject(s, 0, &ch, NULL, 0, false);
+	EXPECT_EQ(1, a->stats[MPDT_STAT_DROP_BOGUS_ACK]);
+	EXPECT_EQ(0, a->cookie_probes);
+
+	ch.nack.psn = 3;
+	sim_inject(s, 0, &ch, NULL, 0, false);
+	ASSERT_EQ(1, a->cookie_probes);
+	probe = last_cap(a, MPDT_T_PROBE);
+	EXPECT_EQ(MPDT_F_COOKIE, probe->pkt.hdr.flags);
+	EXPECT_EQ(a->eng.nonce, probe->pkt.hdr.nonce);
+	EXPECT_EQ(0xc00c1eULL, probe->pkt.probe.cookie);
+	EXPECT_EQ(0U, probe->pkt.probe.sack_base);
+	ch.nack.psn = 2;
+	sim_inject(s, 0, &ch, NULL, 0, false);
+	EXPECT_EQ(1, a->cookie_probes);
+	ch.nack.cookie++;
+	sim_inject(s, 0, &ch, NULL, 0, false);
+	EXPECT_EQ(2, a->cookie_probes);
+	s->now += a->eng.rtt.samples ? a->eng.rtt.srtt : UNIT_MS(100);
+	sim_inject(s, 0, &ch, NULL, 0, false);
+	EXPECT_EQ(3, a->cookie_probes);
+
+	EXPECT_EQ(4, a->tx[MPDT_T_DATA]);
+	EXPECT_EQ(0, a->eng.nacks_rcvd);
+	EXPECT_EQ(cwnd, a->eng.cc.cwnd);
+	EXPECT_EQ(heard, a->eng.heard_ns);
+	EXPECT_EQ(0, s->nerr) {
+		TH_LOG("%s", s->err);
+	}
+	sim_free(s);
+}
+
 FIXTURE(rx) {
 	struct mpdt_params p;
 	struct sim *s;
@@ -3504,7 +3632,12 @@ TEST_F(rx, new_nonce_refused_while_old_is_live)
 	send_to_b(s, 8, 0, self->one[0], 0, MPDT_F_AR);
 	probe_b(s, 8);
 	EXPECT_EQ(2, b->stats[MPDT_STAT_DROP_NEW_NONCE]);
-	EXPECT_EQ(0, b->ncap);
+	/* Each is challenged, not answered (the proof: a test above). */
+	EXPECT_EQ(2, b->ncap);
+	EXPECT_EQ(2, b->stats[MPDT_STAT_TX_CHALLENGE]);
+	EXPECT_EQ(MPDT_NACK_CHALLENGE,
+		  last_cap(b, MPDT_T_NACK)->pkt.nack.code);
+	EXPECT_EQ(0, b->tx[MPDT_T_SACK]);
 	EXPECT_EQ(7, b->eng.rx_nonce);
 	EXPECT_EQ(1, b->eng.rx_partial);
 	EXPECT_EQ(0, self->one[0]->delivered);

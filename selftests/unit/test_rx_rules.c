@@ -129,6 +129,14 @@ static void rig_rx_forget(struct mpdt_eng *e)
 		r->msgs[i].used = false;
 }
 
+#define RIG_KEY		0x5eed
+#define EPOCH(now)	((u32)((now) >> 31))	/* engine.c */
+
+static u64 rig_cookie(struct mpdt_eng *e, u32 nonce, u32 epoch)
+{
+	return unit_cookie(RIG_KEY, nonce, epoch);
+}
+
 static const struct mpdt_eng_ops rig_ops = {
 	.xmit		= rig_xmit,
 	.flush		= rig_flush,
@@ -142,6 +150,7 @@ static const struct mpdt_eng_ops rig_ops = {
 	.rx_place	= rig_rx_place,
 	.rx_deliver	= rig_rx_deliver,
 	.rx_forget	= rig_rx_forget,
+	.cookie		= rig_cookie,
 };
 
 static u8 payload[SEG];
@@ -423,6 +432,122 @@ TEST_F(rx, retired_incarnation_keeps_older_ones_out)
 	arrive(r, &c);
 	EXPECT_EQ(UNIT_NONCE + 2, r->eng.rx_nonce);
 	EXPECT_EQ(2U, r->delivered);
+}
+
+/* Section 5: a new nonce refused while the current incarnation is live
+ * is challenged, with a NACK of its own nonce, PSN and EV whose cookie is
+ * ours for it in this epoch.  The replaced incarnation's is not.
+ */
+TEST_F(rx, refused_new_nonce_is_challenged)
+{
+	struct rig *r = &self->r;
+	struct mpdt_pkt a = data(0, 0xffffffff, 1, 3000, 0, 0);
+	struct mpdt_pkt b = data(5, 0xffffffff, 1, 3000, 0, 0);
+	u32 sent;
+
+	b.hdr.nonce = UNIT_NONCE + 1;
+	b.hdr.ev = 77;
+	arrive(r, &a);
+	sent = r->sent;
+	arrive(r, &b);
+	EXPECT_EQ(1ULL, r->stats[MPDT_STAT_DROP_NEW_NONCE]);
+	EXPECT_EQ(1ULL, r->stats[MPDT_STAT_TX_CHALLENGE]);
+	ASSERT_EQ(sent + 1, r->sent);
+	EXPECT_EQ(MPDT_T_NACK, r->last.hdr.type);
+	EXPECT_EQ(MPDT_NACK_CHALLENGE, r->last.nack.code);
+	EXPECT_EQ(0, r->last.hdr.flags);
+	EXPECT_EQ(UNIT_NONCE + 1, r->last.hdr.nonce);
+	EXPECT_EQ(77, r->last.hdr.ev);
+	EXPECT_EQ(5U, r->last.nack.psn);
+	EXPECT_EQ(0U, r->last.nack.epsn);
+	EXPECT_EQ(unit_cookie(RIG_KEY, UNIT_NONCE + 1, EPOCH(r->now)),
+		  r->last.nack.cookie);
+	EXPECT_EQ(UNIT_NONCE, r->eng.rx_nonce);
+
+	/* Adopted after the quiet time, A is stale: refused unchallenged. */
+	r->now += mpdt_eng_quiet_ns(&r->p);
+	arrive(r, &b);
+	ASSERT_EQ(UNIT_NONCE + 1, r->eng.rx_nonce);
+	sent = r->sent;
+	arrive(r, &a);
+	EXPECT_EQ(1ULL, r->stats[MPDT_STAT_DROP_STALE_NONCE]);
+	EXPECT_EQ(1ULL, r->stats[MPDT_STAT_TX_CHALLENGE]);
+	EXPECT_EQ(sent, r->sent);
+}
+
+static struct mpdt_pkt cookie_probe(u32 nonce, u64 cookie)
+{
+	struct mpdt_pkt pkt = unit_probe_pkt(0);
+
+	pkt.hdr.flags = MPDT_F_COOKIE;
+	pkt.hdr.nonce = nonce;
+	pkt.probe.cookie = cookie;
+	return pkt;
+}
+
+/* A PROBE that returns the cookie replaces the live incarnation at once,
+ * as the quiet time would have: its partial message goes and its nonce
+ * is refused from then on; the probe is answered as any.
+ */
+TEST_F(rx, returned_cookie_replaces_the_live_incarnation)
+{
+	struct rig *r = &self->r;
+	struct mpdt_pkt a = data(0, 0xffffffff, 1, 3000, 0, 0);
+	struct mpdt_pkt p;
+
+	arrive(r, &a);
+	ASSERT_EQ(1U, r->eng.rx_partial);
+	p = cookie_probe(UNIT_NONCE + 1,
+			 unit_cookie(RIG_KEY, UNIT_NONCE + 1,
+				     EPOCH(r->now + UNIT_US(10))));
+	arrive(r, &p);
+	EXPECT_EQ(UNIT_NONCE + 1, r->eng.rx_nonce);
+	EXPECT_EQ(1ULL, r->stats[MPDT_STAT_RX_NONCE_PROVEN]);
+	EXPECT_EQ(0ULL, r->stats[MPDT_STAT_DROP_NEW_NONCE]);
+	EXPECT_EQ(0U, r->eng.rx_partial);
+	EXPECT_EQ(0U, r->delivered);
+	EXPECT_EQ(MPDT_T_SACK, r->last.hdr.type);
+	EXPECT_EQ(MPDT_F_PROBE_ACK, r->last.hdr.flags);
+	EXPECT_EQ(UNIT_NONCE + 1, r->last.hdr.nonce);
+	EXPECT_EQ(p.probe.ts, r->last.sack.echo_ts);
+	EXPECT_EQ(0U, r->last.sack.epsn);
+	arrive(r, &a);
+	EXPECT_EQ(1ULL, r->stats[MPDT_STAT_DROP_STALE_NONCE]);
+	/* The current nonce's cookie probe is a probe. */
+	arrive(r, &p);
+	EXPECT_EQ(1ULL, r->stats[MPDT_STAT_RX_NONCE_PROVEN]);
+	EXPECT_EQ(MPDT_F_PROBE_ACK, r->last.hdr.flags);
+}
+
+/* Only the cookie of the probe's own nonce, made in this epoch or the
+ * last, proves it; any other is refused and challenged again.
+ */
+TEST_F(rx, only_a_fresh_cookie_of_its_own_nonce_proves)
+{
+	struct rig *r = &self->r;
+	struct mpdt_pkt a = data(0, 0xffffffff, 1, 3000, 0, 0);
+	const u32 n = UNIT_NONCE + 1;
+	struct mpdt_pkt p;
+	u32 epoch;
+
+	r->now = UNIT_SEC(100);
+	epoch = EPOCH(r->now);
+	arrive(r, &a);
+	p = cookie_probe(n, unit_cookie(RIG_KEY, n + 1, epoch));
+	arrive(r, &p);
+	p = cookie_probe(n, unit_cookie(RIG_KEY, n, epoch - 2));
+	arrive(r, &p);
+	p = cookie_probe(n, unit_cookie(RIG_KEY, n, epoch + 1));
+	arrive(r, &p);
+	EXPECT_EQ(UNIT_NONCE, r->eng.rx_nonce);
+	EXPECT_EQ(3ULL, r->stats[MPDT_STAT_DROP_NEW_NONCE]);
+	EXPECT_EQ(3ULL, r->stats[MPDT_STAT_TX_CHALLENGE]);
+	EXPECT_EQ(MPDT_NACK_CHALLENGE, r->last.nack.code);
+	EXPECT_EQ(unit_cookie(RIG_KEY, n, epoch), r->last.nack.cookie);
+	p = cookie_probe(n, unit_cookie(RIG_KEY, n, epoch - 1));
+	arrive(r, &p);
+	EXPECT_EQ(n, r->eng.rx_nonce);
+	EXPECT_EQ(1ULL, r->stats[MPDT_STAT_RX_NONCE_PROVEN]);
 }
 
 TEST_HARNESS_MAIN

@@ -143,6 +143,49 @@ TEST(sack_nack_probe_bytes_are_big_endian_at_fixed_offsets)
 	EXPECT_EQ(0, memcmp(probe, buf + MPDT_COMMON_LEN, sizeof(probe)));
 }
 
+/* Section 4.4: a PROBE with COOKIE carries the challenge's cookie in 8
+ * more bytes, and has exactly those; section 4.3: a CHALLENGE carries it
+ * where other NACKs echo a time.
+ */
+TEST(cookie_probe_and_challenge_carry_the_cookie)
+{
+	static const u8 probe[MPDT_PROBE_LEN + MPDT_COOKIE_LEN -
+			      MPDT_COMMON_LEN] = {
+		0x00, 0x00, 0x00, 0x07,	/* sack_base */
+		0x00, 0x00, 0x00, 0x00,	/* reserved */
+		0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11, /* ts */
+		0xc0, 0xc1, 0xc2, 0xc3, 0xc4, 0xc5, 0xc6, 0xc7, /* cookie */
+	};
+	struct mpdt_pkt pkt = unit_probe_pkt(7), out;
+	u8 buf[BUF_LEN];
+	u32 len;
+
+	pkt.hdr.flags = MPDT_F_COOKIE;
+	pkt.probe.cookie = 0xc0c1c2c3c4c5c6c7ULL;
+	EXPECT_EQ(40U, mpdt_wire_len(&pkt.hdr));
+	len = mpdt_wire_encode(&pkt, buf);
+	ASSERT_EQ(40U, len);
+	EXPECT_EQ(MPDT_F_COOKIE, buf[3]);
+	EXPECT_EQ(0, memcmp(probe, buf + MPDT_COMMON_LEN, sizeof(probe)));
+	ASSERT_EQ(MPDT_WIRE_OK, unit_decode(buf, len, &out));
+	EXPECT_EQ(pkt.probe.cookie, out.probe.cookie);
+	EXPECT_EQ(pkt.probe.ts, out.probe.ts);
+	EXPECT_EQ(7U, out.probe.sack_base);
+	EXPECT_EQ(MPDT_WIRE_SHORT, unit_decode(buf, MPDT_PROBE_LEN, &out));
+	EXPECT_EQ(MPDT_WIRE_BAD_LENGTH, unit_decode(buf, len + 1, &out));
+	/* Without the flag, the cookie's bytes are trailing ones. */
+	buf[3] = 0;
+	EXPECT_EQ(MPDT_WIRE_BAD_LENGTH, unit_decode(buf, len, &out));
+	ASSERT_EQ(MPDT_WIRE_OK, unit_decode(buf, MPDT_PROBE_LEN, &out));
+	EXPECT_EQ(0ULL, out.probe.cookie);
+
+	pkt = unit_nack_pkt(9, MPDT_NACK_CHALLENGE, 0);
+	pkt.nack.cookie = 0xc0c1c2c3c4c5c6c7ULL;
+	ASSERT_EQ(MPDT_WIRE_OK, unit_roundtrip(&pkt, 0, &out));
+	EXPECT_EQ(MPDT_NACK_CHALLENGE, out.nack.code);
+	EXPECT_EQ(pkt.nack.cookie, out.nack.cookie);
+}
+
 TEST(data_round_trips_with_payload_position)
 {
 	struct mpdt_pkt pkt = unit_data(0xfffffffe, 8192, 1 << 20, 1400,
@@ -390,6 +433,8 @@ static u16 allowed(u8 type)
 		return MPDT_F_CE | MPDT_F_PROBE_ACK;
 	case MPDT_T_NACK:
 		return MPDT_F_CE;
+	case MPDT_T_PROBE:
+		return MPDT_F_COOKIE;
 	}
 	return 0;
 }
@@ -535,7 +580,7 @@ TEST(empty_payload_only_for_empty_message)
 
 TEST(unknown_nack_code_is_rejected)
 {
-	static const u8 codes[] = { 0, 4, 0x7f, 0xff };
+	static const u8 codes[] = { 0, 5, 0x7f, 0xff };
 	struct mpdt_pkt pkt, out;
 	size_t i;
 
@@ -721,7 +766,7 @@ TEST(random_buffers_never_crash_and_accepted_ones_reencode)
 		if (err != MPDT_WIRE_OK)
 			continue;
 
-		hlen = mpdt_wire_hlen(pkt.hdr.type);
+		hlen = mpdt_wire_len(&pkt.hdr);
 		ASSERT_NE(0U, hlen);
 		ASSERT_LE(hlen, len);
 		accepted[pkt.hdr.type]++;

@@ -66,6 +66,14 @@ static inline u64 unit_rand(struct unit_rng *r)
 	return z ^ (z >> 31);
 }
 
+/* A challenge's cookie (engine.h) for tests: keyed, not cryptographic. */
+static inline u64 unit_cookie(u64 key, u32 nonce, u32 epoch)
+{
+	struct unit_rng r = { key ^ ((u64)nonce << 32 | epoch) };
+
+	return unit_rand(&r);
+}
+
 /* Uniform enough in [0, n) for tests; n > 0. */
 static inline u32 unit_rand_below(struct unit_rng *r, u32 n)
 {

@@ -83,6 +83,8 @@ const char *const stat_names[MPDT_STAT_MAX + 1] = {
 	[MPDT_STAT_RX_MSG_EVICTED]	= "rx_msg_evicted",
 	[MPDT_STAT_TX_DEFERRED]		= "tx_deferred",
 	[MPDT_STAT_DROP_NOT_UNICAST]	= "drop_not_unicast",
+	[MPDT_STAT_TX_CHALLENGE]	= "tx_challenge",
+	[MPDT_STAT_RX_NONCE_PROVEN]	= "rx_nonce_proven",
 };
 
 /* Both peer address attributes are shown as "peer". */

@@ -6,7 +6,9 @@
 -- and net/mpdt/wire.c: every MPDT packet is one UDP payload, sent to the
 -- UDP port of the module parameter udp_port (4796 by default; preference
 -- "mpdt.udp_port"), made of a 16-byte common header, a fixed header per
--- type and, for DATA, the payload.  All fields are big endian.
+-- type (a PROBE with the COOKIE flag 8 bytes longer: the Cookie of the
+-- NACK CHALLENGE it answers, wire-format.rst section 5.1) and, for DATA,
+-- the payload.  All fields are big endian.
 --
 -- Besides decoding, the dissector applies the stateless checks of a v1
 -- receiver (wire-format.rst section 6.1, mpdt_wire_decode()) in the same
@@ -34,18 +36,22 @@ local type_names = {
 }
 
 -- Header length of each type: DATA's is followed by the payload, the
--- others are the whole packet.
+-- others are the whole packet (a PROBE with COOKIE: COOKIE_LEN more).
 local header_len = {
     [T_DATA] = 48,
     [T_SACK] = 56,
     [T_NACK] = 36,
     [T_PROBE] = 32,
 }
+local COOKIE_LEN = 8
+
+local NACK_CHALLENGE = 4
 
 local nack_codes = {
     [1] = "NO_BUFFER",
     [2] = "TRIMMED",
     [3] = "FLOWLET_GAP",
+    [NACK_CHALLENGE] = "CHALLENGE",
 }
 
 -- Flags of the common header (wire-format.rst section 3.1): mask, name,
@@ -64,9 +70,12 @@ local flag_defs = {
       desc = "Answers a PROBE", types = { [T_SACK] = true } },
     { mask = 0x0020, name = "FLOWLET", abbr = "flowlet",
       desc = "In a flowlet, after Prev PSN", types = { [T_DATA] = true } },
+    { mask = 0x0040, name = "COOKIE", abbr = "cookie",
+      desc = "Returns a challenge's Cookie", types = { [T_PROBE] = true } },
 }
-local FLAGS_UNASSIGNED = 0xFFC0
+local FLAGS_UNASSIGNED = 0xFF80
 local F_TRIMMED = 0x0004
+local F_COOKIE = 0x0040
 
 local mpdt = Proto("mpdt", "Multipath Datagram Transport")
 
@@ -136,11 +145,15 @@ field("nack_epsn", ProtoField.uint32("mpdt.nack.epsn", "Expected PSN (EPSN)",
     base.DEC))
 field("nack_echo_ts", ProtoField.uint64("mpdt.nack.echo_ts",
     "Echo Timestamp (ns)", base.DEC))
+field("nack_cookie", ProtoField.uint64("mpdt.nack.cookie",
+    "Cookie (in the Echo Timestamp field)", base.HEX))
 -- PROBE
 field("probe_base", ProtoField.uint32("mpdt.probe.sack_base", "SACK Base PSN",
     base.DEC))
 field("probe_ts", ProtoField.uint64("mpdt.probe.ts", "Timestamp (ns)",
     base.DEC))
+field("probe_cookie", ProtoField.uint64("mpdt.probe.cookie", "Cookie",
+    base.HEX))
 -- Bytes after a header that cannot be decoded (bad version, type or
 -- length), and the verdict of a v1 receiver.
 field("undecoded", ProtoField.bytes("mpdt.undecoded", "Undecoded bytes"))
@@ -199,6 +212,15 @@ local function bits_outside(value, allowed) -- value & ~allowed, 16 bits
         end
     end
     return extra
+end
+
+-- The header length of a packet of type ptype (known) with these flags:
+-- the length check 5 needs, whatever other flags are set.
+local function packet_hlen(ptype, flags)
+    if ptype == T_PROBE and has_bit(flags, F_COOKIE) then
+        return header_len[ptype] + COOKIE_LEN
+    end
+    return header_len[ptype]
 end
 
 -- Serial-number distance a - b modulo 2^32 (RFC 1982).
@@ -282,7 +304,7 @@ end
 -- and ports for the Info column.
 local function dissect_common(tvb, tree, ptype, problems)
     local check = type_names[ptype] and
-        header_len[ptype] <= tvb:reported_len()
+        packet_hlen(ptype, tvb(2, 2):uint()) <= tvb:reported_len()
     tree:add(f.type, tvb(1, 1))
     local flag_text = add_flags(tree, tvb, ptype, check, problems)
     local sport, dport = tvb(4, 2):uint(), tvb(6, 2):uint()
@@ -423,13 +445,22 @@ local function dissect_nack(tvb, tree, problems)
     local citem = tree:add(f.nack_code, tvb(20, 1))
     add_reserved(tree, tvb(21, 3))
     tree:add(f.nack_epsn, tvb(24, 4))
-    tree:add(f.nack_echo_ts, tvb(28, 8))
+    -- A CHALLENGE carries a Cookie where the others echo a Timestamp.
+    local cookie = ""
+    if code == NACK_CHALLENGE then
+        tree:add(f.nack_cookie, tvb(28, 8))
+        cookie = string.format(" cookie=0x%08x%08x", tvb(28, 4):uint(),
+            tvb(32, 4):uint())
+    else
+        tree:add(f.nack_echo_ts, tvb(28, 8))
+    end
     if not nack_codes[code] then
         problems:add(citem, ef.bad_nack_code, tvb(20, 1), "drop_bad_type",
             string.format("Unknown NACK code %u", code))
     end
-    return string.format("NACK %s psn=%u epsn=%u",
-        nack_codes[code] or string.format("code=%u", code), psn, epsn)
+    return string.format("NACK %s psn=%u epsn=%u%s",
+        nack_codes[code] or string.format("code=%u", code), psn, epsn,
+        cookie)
 end
 
 local function dissect_probe(tvb, tree)
@@ -437,7 +468,12 @@ local function dissect_probe(tvb, tree)
     tree:add(f.probe_base, tvb(16, 4))
     add_reserved(tree, tvb(20, 4))
     tree:add(f.probe_ts, tvb(24, 8))
-    return string.format("PROBE base=%u", base)
+    if not has_bit(tvb(2, 2):uint(), F_COOKIE) then
+        return string.format("PROBE base=%u", base)
+    end
+    tree:add(f.probe_cookie, tvb(32, 8))
+    return string.format("PROBE base=%u cookie=0x%08x%08x", base,
+        tvb(32, 4):uint(), tvb(36, 4):uint())
 end
 
 -- Shows the bytes from off on as undecoded (when there are any).
@@ -489,11 +525,17 @@ local function dissect_packet(tvb, pinfo, tree)
             problems:finish(root)
     end
     root:append_text(", " .. name)
-    local hlen = header_len[ptype]
+    local hlen = packet_hlen(ptype, tvb(2, 2):uint())
+    -- The PROBE's length depends on its COOKIE flag: say which.
+    local hname = name
+    if ptype == T_PROBE then
+        hname = name .. (hlen > header_len[ptype] and " with COOKIE" or
+            " without COOKIE")
+    end
     if len < hlen then
         problems:add(root, ef.short, tvb(0, tvb:len()), "drop_short",
             string.format("%u bytes, shorter than the %u-byte %s header",
-                len, hlen, name))
+                len, hlen, hname))
         add_undecoded(root, tvb, COMMON_LEN)
         return name .. " short" .. flag_text .. ports ..
             problems:finish(root)
@@ -521,7 +563,7 @@ local function dissect_packet(tvb, pinfo, tree)
         problems:add(root, ef.bad_length, tvb(hlen, tvb:len() - hlen),
             "drop_bad_length", string.format(
             "%u byte%s after the %u-byte %s, which has a fixed size",
-            len - hlen, len - hlen == 1 and "" or "s", hlen, name))
+            len - hlen, len - hlen == 1 and "" or "s", hlen, hname))
         add_undecoded(root, tvb, hlen)
     end
     return info .. flag_text .. ports .. problems:finish(root)

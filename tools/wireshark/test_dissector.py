@@ -49,10 +49,13 @@ T_DATA, T_SACK, T_NACK, T_PROBE = 1, 2, 3, 4
 TYPE_NAMES = {T_DATA: "DATA", T_SACK: "SACK", T_NACK: "NACK",
               T_PROBE: "PROBE"}
 FLAGS = {"ar": 0x0001, "retx": 0x0002, "trimmed": 0x0004, "ce": 0x0008,
-         "probe_ack": 0x0010, "flowlet": 0x0020}
+         "probe_ack": 0x0010, "flowlet": 0x0020, "cookie": 0x0040}
 F_AR, F_RETX, F_TRIMMED = FLAGS["ar"], FLAGS["retx"], FLAGS["trimmed"]
 F_CE, F_PROBE_ACK, F_FLOWLET = (FLAGS["ce"], FLAGS["probe_ack"],
                                 FLAGS["flowlet"])
+F_COOKIE = FLAGS["cookie"]
+FLAGS_UNASSIGNED = 0xFF80
+NACK_CHALLENGE = 4
 
 # Every field of the dissector, and how its tshark value is compared.
 BYTES_FIELDS = {"mpdt.reserved", "mpdt.undecoded"}
@@ -66,8 +69,8 @@ MPDT_FIELDS = {
     "mpdt.sack.acked", "mpdt.sack.recv_bytes", "mpdt.sack.echo_ts",
     "mpdt.sack.ooo_count", "mpdt.sack.ce_count", "mpdt.sack.room",
     "mpdt.nack.psn", "mpdt.nack.code", "mpdt.nack.epsn",
-    "mpdt.nack.echo_ts",
-    "mpdt.probe.sack_base", "mpdt.probe.ts",
+    "mpdt.nack.echo_ts", "mpdt.nack.cookie",
+    "mpdt.probe.sack_base", "mpdt.probe.ts", "mpdt.probe.cookie",
 } | {"mpdt.flags." + name for name in FLAGS} | BYTES_FIELDS | STRING_FIELDS
 EXPERTS = {"short", "bad_version", "bad_type", "bad_flags", "bad_port",
            "bad_length", "bad_offset", "bad_nack_code", "truncated",
@@ -112,7 +115,7 @@ def common(ptype, flags=0, sport=6000, dport=7000, nonce=0x5EED1234, ev=17,
                       nonce, ev, reserved)
     fields = {"mpdt.version": [version], "mpdt.type": [ptype],
               "mpdt.flags": [flags],
-              "mpdt.flags.unassigned": [(flags & 0xFFC0) >> 6],
+              "mpdt.flags.unassigned": [(flags & FLAGS_UNASSIGNED) >> 7],
               "mpdt.srcport": [sport], "mpdt.dstport": [dport],
               "mpdt.port": [sport, dport], "mpdt.nonce": [nonce],
               "mpdt.ev": [ev], "mpdt.reserved": [raw[14:16]]}
@@ -149,20 +152,29 @@ def sack(epsn, base, bitmap, recv_bytes, echo_ts, ooo, ce, room=0, **hdr):
 
 
 def nack(psn, code, epsn, echo_ts, **hdr):
+    """echo_ts: the Echo Timestamp, or for CHALLENGE the Cookie."""
     raw, fields = common(T_NACK, **hdr)
     body = struct.pack("!IB3xIQ", psn, code, epsn, echo_ts)
+    echo = ("mpdt.nack.cookie" if code == NACK_CHALLENGE else
+            "mpdt.nack.echo_ts")
     return raw + body, merge(fields, {
         "mpdt.nack.psn": [psn], "mpdt.nack.code": [code],
         "mpdt.reserved": [body[5:8]], "mpdt.nack.epsn": [epsn],
-        "mpdt.nack.echo_ts": [echo_ts]})
+        echo: [echo_ts]})
 
 
-def probe(base, ts, probe_reserved=0, **hdr):
+def probe(base, ts, probe_reserved=0, cookie=None, **hdr):
+    """A PROBE; with cookie, 8 more bytes carrying it (the COOKIE flag
+    is the caller's, so that both can be tested apart)."""
     raw, fields = common(T_PROBE, **hdr)
     body = struct.pack("!IIQ", base, probe_reserved, ts)
+    extra = {}
+    if cookie is not None:
+        body += struct.pack("!Q", cookie)
+        extra = {"mpdt.probe.cookie": [cookie]}
     return raw + body, merge(fields, {
         "mpdt.probe.sack_base": [base], "mpdt.reserved": [body[4:8]],
-        "mpdt.probe.ts": [ts]})
+        "mpdt.probe.ts": [ts]}, extra)
 
 
 # ---------------------------------------------------------------------------
@@ -328,6 +340,28 @@ def other_valid():
         info="NACK FLOWLET_GAP psn=4294967295 epsn=0" + ba)
     add("PROBE, IPv6", probe(0x12345678, 0x0102030405060708, ev=42),
         src=V6_A, dst=V6_B, info="PROBE base=305419896" + ab)
+    # Wire-format.rst section 5.1: a new incarnation (nonce 0x0BADCAFE)
+    # refused while the old one is live is challenged, on the EV of the
+    # refused packet, and proves itself with a PROBE with COOKIE.
+    add("NACK CHALLENGE of a DATA",
+        nack(0, NACK_CHALLENGE, 0, 0x0123456789ABCDEF, sport=7000,
+             dport=6000, nonce=0x0BADCAFE, ev=9),
+        src="10.0.0.2", dst="10.0.0.1",
+        info="NACK CHALLENGE psn=0 epsn=0 cookie=0x0123456789abcdef" + ba)
+    add("PROBE with COOKIE",
+        probe(0, 0x1122334455667788, cookie=0x0123456789ABCDEF,
+              flags=F_COOKIE, nonce=0x0BADCAFE, ev=9),
+        info="PROBE base=0 cookie=0x0123456789abcdef [COOKIE]" + ab)
+    add("NACK CHALLENGE of a PROBE, cookie extremes, IPv6",
+        nack(0xFFFFFFFF, NACK_CHALLENGE, 0, 2**64 - 1, sport=7000,
+             dport=6000, ev=65535),
+        src=V6_B, dst=V6_A,
+        info="NACK CHALLENGE psn=4294967295 epsn=0 "
+        "cookie=0xffffffffffffffff" + ba)
+    add("PROBE with COOKIE 0, IPv6",
+        probe(0xFFFFFFFF, 3, cookie=0, flags=F_COOKIE, ev=255),
+        src=V6_A, dst=V6_B,
+        info="PROBE base=4294967295 cookie=0x0000000000000000 [COOKIE]" + ab)
     # A burst as captured on its sending host, before UDP segmentation
     # (design.rst section 2): two full packets and a shorter last one.
     parts = [data(20 + i, 8, 100 * i, 250, 9, 19 + i, payload[:n], ev=5)
@@ -425,12 +459,35 @@ def malformed():
         payload=bytes(6))
     add("NACK code 0", nack(1, 0, 1, 1), drop="drop_bad_type",
         drop_expert="bad_nack_code")
-    add("NACK code 4 with 3 trailing bytes",
-        trailing(nack(1, 4, 1, 1), b"abc"),
+    add("NACK code 5 with 3 trailing bytes",
+        trailing(nack(1, 5, 1, 1), b"abc"),
         drop="drop_bad_type", drop_expert="bad_nack_code",
         experts=("bad_length",))
+    add("NACK CHALLENGE with 1 trailing byte",
+        trailing(nack(1, NACK_CHALLENGE, 0, 7), b"c"),
+        drop="drop_bad_length")
     add("PROBE with 1 trailing byte",
         trailing(probe(1, 2), b"z"), drop="drop_bad_length")
+    # A PROBE is 32 bytes without COOKIE, 40 with it (section 4.4).
+    add("PROBE of 40 bytes without COOKIE",
+        trailing(probe(1, 2), bytes(8)), drop="drop_bad_length")
+    raw, fields = probe(1, 2, flags=F_COOKIE)
+    add("PROBE with COOKIE of 32 bytes", head(raw, fields, 32),
+        drop="drop_short")
+    raw, fields = probe(1, 2, cookie=5, flags=F_COOKIE | F_AR)
+    add("PROBE with COOKIE|AR of 39 bytes (length before flags)",
+        head(raw, fields, 39), drop="drop_short")
+    add("PROBE with COOKIE and 1 trailing byte",
+        trailing(probe(1, 2, cookie=5, flags=F_COOKIE), b"z"),
+        drop="drop_bad_length")
+    add("PROBE with COOKIE|AR",
+        probe(1, 2, cookie=5, flags=F_COOKIE | F_AR), drop="drop_bad_flags")
+    add("DATA with COOKIE",
+        data(1, 2, 0, 1, 3, 0, b"x", flags=F_COOKIE),
+        drop="drop_bad_flags", payload=b"x")
+    add("NACK CHALLENGE with COOKIE",
+        nack(1, NACK_CHALLENGE, 0, 7, flags=F_COOKIE),
+        drop="drop_bad_flags")
     add("PROBE, reserved fields not zero (valid)",
         probe(1, 2, probe_reserved=0xDEADBEEF, nonce=9),
         experts=("reserved",))
@@ -649,6 +706,12 @@ FILTERS = [
      lambda p: 1 in p.fields.get("mpdt.flags.retx", [])),
     ("mpdt.nack.code == FLOWLET_GAP",
      lambda p: 3 in p.fields.get("mpdt.nack.code", [])),
+    ("mpdt.nack.code == CHALLENGE",
+     lambda p: NACK_CHALLENGE in p.fields.get("mpdt.nack.code", [])),
+    ("mpdt.flags.cookie == 1",
+     lambda p: 1 in p.fields.get("mpdt.flags.cookie", [])),
+    ("mpdt.probe.cookie",
+     lambda p: "mpdt.probe.cookie" in p.fields),
     ("mpdt.sack.acked == 0",
      lambda p: 0 in p.fields.get("mpdt.sack.acked", [])),
     ("mpdt.drop", lambda p: p.drop is not None),

@@ -266,6 +266,8 @@ enum mpdt_stat {
 	MPDT_STAT_RX_MSG_EVICTED,	/* partial messages dropped for room */
 	MPDT_STAT_TX_DEFERRED,		/* sends left to a kworker (output.c) */
 	MPDT_STAT_DROP_NOT_UNICAST,	/* a stranger's broadcast source */
+	MPDT_STAT_TX_CHALLENGE,		/* new nonces challenged (NACK) */
+	MPDT_STAT_RX_NONCE_PROVEN,	/* ... adopted on their cookie */
 	__MPDT_STAT_MAX
 };
 
