@@ -114,17 +114,17 @@ static enum mpdt_stat rxmsg_room(struct mpdt_conn *c, u32 need,
 	return 0;
 }
 
-/* The peer's partial messages hold @bytes more, or (rx_unreserve())
+/* The peer's partial messages hold @bytes more, or (peer_holds_less())
  * fewer; msk->rx_senders counts the peers holding any.
  */
-static void rx_reserve(struct mpdt_conn *c, u32 bytes)
+static void peer_holds_more(struct mpdt_conn *c, u32 bytes)
 {
 	if (!c->rx_reserved && bytes)
 		c->msk->rx_senders++;
 	c->rx_reserved += bytes;
 }
 
-static void rx_unreserve(struct mpdt_conn *c, u32 bytes)
+static void peer_holds_less(struct mpdt_conn *c, u32 bytes)
 {
 	c->rx_reserved -= bytes;
 	if (!c->rx_reserved && bytes)
@@ -140,7 +140,7 @@ static void rxmsg_charge(struct mpdt_conn *c, struct mpdt_rxmsg *m, u32 need)
 
 	m->charged += need;
 	atomic_add(need, &sk->sk_rmem_alloc);
-	rx_reserve(c, need);
+	peer_holds_more(c, need);
 }
 
 static struct mpdt_rxmsg *rxmsg_alloc(const struct mpdt_data *d)
@@ -353,7 +353,7 @@ static void rxmsg_recharge(struct mpdt_conn *c, struct mpdt_rxmsg *m,
 		return;
 	}
 	m->charged -= spare - add;
-	rx_unreserve(c, spare - add);
+	peer_holds_less(c, spare - add);
 	mpdt_rmem_release(c->msk, spare - add);
 }
 
@@ -731,7 +731,7 @@ void mpdt_rx_deliver(struct mpdt_eng *e, struct mpdt_reasm *ra)
 	struct mpdt_sock *msk = c->msk;
 
 	hash_del(&m->hnode);
-	rx_unreserve(c, m->charged);
+	peer_holds_less(c, m->charged);
 	m->from = c->peer;
 	list_move_tail(&m->node, &msk->rx_ready);
 	msk->inet.sk.sk_data_ready(&msk->inet.sk);
@@ -768,5 +768,5 @@ void mpdt_rx_forget(struct mpdt_eng *e)
 		list_del(&m->node);
 		mpdt_rxmsg_free(c->msk, m);
 	}
-	rx_unreserve(c, c->rx_reserved);
+	peer_holds_less(c, c->rx_reserved);
 }
