@@ -2147,68 +2147,78 @@ def case_incarnation(env, c):
     arrives while the spoofing goes on, and the spoofs are refused from
     then on (drop_stale_nonce).  Without the challenge every new
     incarnation of the peer was refused for as long as the spoofing went
-    on, and each of its messages failed (ETIMEDOUT)."""
+    on, and each of its messages failed (ETIMEDOUT).  Over IPv4, and over
+    IPv6 where the guest has it (the cookie hashes either address)."""
     a = env.a
-    gen = Gen(a.seed + 19, 3, 100, 100000)
-    rcv = Victim("incarnation", a.ns_b, 7119, gen=gen, honest_ports=[6019])
+    incarnation_attack(env, c, socket.AF_INET, ADDR_A, ADDR_B, 7119, 6019)
+    if a.ipv6:
+        incarnation_attack(env, c, socket.AF_INET6, ADDR6_A, ADDR6_B, 7120,
+                           6020)
+
+
+def incarnation_attack(env, c, family, addr_a, addr_b, port, lport):
+    a = env.a
+    v6 = "v6: " if family == socket.AF_INET6 else ""
+    gen = Gen(a.seed + port, 3, 100, 100000)
+    rcv = Victim("incarnation", a.ns_b, port, family=family, gen=gen,
+                 honest_ports=[lport])
     env.cleanups.append(rcv.close)
     with netns(a.ns_a):
-        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, m.IPPROTO_MPDT)
-        s.bind(("0.0.0.0", 6019))
+        s = socket.socket(family, socket.SOCK_DGRAM, m.IPPROTO_MPDT)
+        s.bind(("0.0.0.0" if family == socket.AF_INET else "::", lport))
     env.cleanups.append(s.close)
     sn = Sniffer(a.ns_a, a.dev_a)
     env.cleanups.append(sn.close)
-    x = Attacker(a.ns_a, ADDR_A)        # the peer's own address
+    x = Attacker(a.ns_a, addr_a, family=family)     # the peer's own address
     fake = env.rnd.getrandbits(32)
     stop = threading.Event()
 
     def spoof():
         while not stop.wait(0.25):
-            x.send(m.probe_pkt(0, ts=1, sport=6019, dport=7119, nonce=fake,
-                               ev=env.rnd.randrange(256)))
+            x.send(m.probe_pkt(0, ts=1, sport=lport, dport=port, nonce=fake,
+                               ev=env.rnd.randrange(256)), dst=addr_b)
 
-    def acked(n):
-        return wait_until(lambda: m.get_info(s, (ADDR_B, 7119))["msgs_acked"]
-                          >= n, 10)
+    def send(i):
+        """Message i, and whether the victim received it."""
+        s.sendto(gen.msg(i), (addr_b, port))
+        return wait_until(lambda: len(rcv.seen) > i, 10)
 
     def to_peer(ptype, nonce=None):
-        return lambda p: (p.mdport == 6019 and p.type == ptype and
+        return lambda p: (p.mdport == lport and p.type == ptype and
                           (nonce is None or p.nonce == nonce))
 
-    s.sendto(gen.msg(0), (ADDR_B, 7119))
-    c.ok("the first message acknowledged", acked(1))
+    c.ok(v6 + "the first message received", send(0))
     thread = threading.Thread(target=spoof, daemon=True)
     thread.start()
     env.cleanups.append(stop.set)
     # Adopted once the peer's own incarnation was quiet: answered by SACKs.
-    c.ok("the made-up incarnation adopted (SACKs of its nonce)",
+    c.ok(v6 + "the made-up incarnation adopted (SACKs of its nonce)",
          sn.wait(to_peer(m.T_SACK, fake), 1, 10))
     time.sleep(0.5)     # the peer too has been idle for the quiet time
     b0 = stats(a.ns_b)
-    s.sendto(gen.msg(1), (ADDR_B, 7119))
-    c.ok("the next message acknowledged while the spoofing goes on",
-         acked(2))
+    c.ok(v6 + "the next message received while the spoofing goes on",
+         send(1))
     b1 = stats(a.ns_b)
-    c.ge("its new incarnation challenged (tx_challenge)", 1,
+    c.ge(v6 + "its new incarnation challenged (tx_challenge)", 1,
          delta(b1, b0, "tx_challenge"))
-    c.eq("... and proven (rx_nonce_proven)", 1,
+    c.eq(v6 + "... and proven (rx_nonce_proven)", 1,
          delta(b1, b0, "rx_nonce_proven"))
     chal = [p for p in sn.match(to_peer(m.T_NACK))
             if p.nack()[1] == m.NACK_CHALLENGE and p.nonce != fake]
     sacks = sn.match(lambda p: to_peer(m.T_SACK)(p) and p.nonce != fake)
-    c.ok("a challenge of the peer's new nonce, which its SACKs then carry",
+    c.ok(v6 + "a challenge of the peer's new nonce, which its SACKs carry",
          chal and sacks and sacks[-1].nonce == chal[-1].nonce,
          "challenges %r, last SACK %r" % ([hex(p.nonce) for p in chal],
                                           sacks and hex(sacks[-1].nonce)))
-    c.ok("the spoofs refused from then on (drop_stale_nonce)",
+    c.ok(v6 + "the spoofs refused from then on (drop_stale_nonce)",
          wait_until(lambda: delta(stats(a.ns_b), b1, "drop_stale_nonce")
                     >= 2, 5))
-    s.sendto(gen.msg(2), (ADDR_B, 7119))
-    c.ok("a third message acknowledged", acked(3))
+    c.ok(v6 + "a third message received", send(2))
     stop.set()
     thread.join(5)
-    rcv.wait_honest(10)
-    rcv.check(c)
+    rcv.check(c, v6 + "incarnation")
+    c.eq(v6 + "messages acknowledged (MPDT_INFO)", 3,
+         m.get_info(s, (addr_b, port))["msgs_acked"])
 
 
 CASES = {

@@ -97,7 +97,7 @@
 #               keeps a made-up incarnation of it live; the peer's next
 #               message, a new incarnation, is challenged, proves itself
 #               with the cookie (rx_nonce_proven 1) and arrives while the
-#               spoofing goes on; the spoofs are then stale
+#               spoofing goes on; the spoofs are then stale (IPv4, IPv6)
 #
 # Module parameter rto_max_us=500000: the nonce quiet time (2 x rto-max-us)
 # is 1 s and partial messages expire within seconds (the cases wait for the

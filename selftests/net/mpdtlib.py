@@ -45,14 +45,21 @@ _libc = ctypes.CDLL(None, use_errno=True)
 
 
 def get_info(sock, peer=None):
-    """MPDT_INFO about peer (addr, port), or the connected peer if None.
+    """MPDT_INFO about peer (addr, port[, scope id]), IPv4 or IPv6, or the
+    connected peer if None.
 
     MPDT_INFO reads mi_peer from the buffer it fills, which
     socket.getsockopt() cannot pass in (its buffer is uninitialized), so
     this calls getsockopt(2) through ctypes.
     """
     buf = ctypes.create_string_buffer(INFO_SIZE)
-    if peer is not None:
+    if peer is not None and ":" in peer[0]:
+        sin = (struct.pack("<H", socket.AF_INET6) +
+               struct.pack("!HI", peer[1], 0) +
+               socket.inet_pton(socket.AF_INET6, peer[0]) +
+               struct.pack("<I", peer[2] if len(peer) > 2 else 0))
+        ctypes.memmove(buf, sin, len(sin))
+    elif peer is not None:
         sin = struct.pack("<H", socket.AF_INET) + struct.pack("!H", peer[1]) + \
             socket.inet_aton(peer[0])
         ctypes.memmove(buf, sin, len(sin))
@@ -68,7 +75,10 @@ def get_info(sock, peer=None):
     info["cc"] = info["cc"].split(b"\0")[0].decode()
     fam, port = struct.unpack("<H", info["peer"][:2])[0], \
         struct.unpack("!H", info["peer"][2:4])[0]
-    info["peer"] = (fam, socket.inet_ntoa(info["peer"][4:8]), port)
+    addr = info["peer"]
+    info["peer"] = (fam, socket.inet_ntop(socket.AF_INET6, addr[8:24])
+                    if fam == socket.AF_INET6 else
+                    socket.inet_ntoa(addr[4:8]), port)
     return info
 
 
