@@ -15,30 +15,35 @@
 
 #include "protocol.h"
 
-/* Keyed per socket: the peer picks the address and port we hash, and
- * must not be able to pile its connections into one bucket.  @port 0
- * hashes the host alone.
+/* A peer as hashed, without padding: the family too, as an IPv4
+ * address and the IPv6 one that starts with it are different peers.
  */
 struct peer_key {
 	struct in6_addr v6;	/* IPv4 in its first word */
 	u32 port;
 	u32 scope_id;
+	u32 family;
 };
 
-static struct peer_key peer_key(const struct mpdt_addr *a, __be16 port)
+static struct peer_key peer_key_of(const struct mpdt_addr *a, __be16 port)
 {
 	return (struct peer_key){
 		.v6 = a->family == AF_INET6 ? a->v6 : (struct in6_addr){
 			.s6_addr32 = { a->v4 } },
 		.port = (__force u32)port,
 		.scope_id = a->scope_id,
+		.family = a->family,
 	};
 }
 
+/* Keyed per socket: the peer picks the address and port we hash, and
+ * must not be able to pile its connections into one bucket.  @port 0
+ * hashes the host alone.
+ */
 static u32 peer_hash(const struct mpdt_sock *msk, const struct mpdt_addr *a,
 		     __be16 port)
 {
-	const struct peer_key k = peer_key(a, port);
+	const struct peer_key k = peer_key_of(a, port);
 
 	return siphash(&k, sizeof(k), &msk->conn_key);
 }
@@ -338,20 +343,23 @@ static void count(struct mpdt_eng *e, enum mpdt_stat s, u64 n)
 }
 
 /* The cookie that proves the peer's incarnation @nonce receives at the
- * peer's address (wire-format.rst 5), under a key of its own: a hash
- * table's key may leak through timing, and one cookie must not tell
- * another peer's.
+ * peer's address, to replace @replaced (wire-format.rst 5.1), under a
+ * key of its own: a hash table's key may leak through timing, and one
+ * cookie must not tell another peer's.
  */
-static u64 conn_cookie(struct mpdt_eng *e, u32 nonce, u32 epoch)
+static u64 conn_cookie(struct mpdt_eng *e, u32 nonce, u32 replaced,
+		       u32 epoch)
 {
 	const struct mpdt_conn *c = mpdt_eng_conn(e);
 	const struct {
 		struct peer_key peer;
 		u32 nonce;
+		u32 replaced;
 		u32 epoch;
 	} k = {
-		.peer = peer_key(&c->peer, c->peer.port),
+		.peer = peer_key_of(&c->peer, c->peer.port),
 		.nonce = nonce,
+		.replaced = replaced,
 		.epoch = epoch,
 	};
 

@@ -353,6 +353,8 @@ void mpdt_eng_start(struct mpdt_eng *e, struct mpdt_sb_pkt *ring, u32 nonce,
 
 	e->nonce = nonce;
 	e->state = MPDT_ENG_ACTIVE;
+	e->tx_adopted = false;
+	e->cookie_sent_ns = 0;
 	e->peer_full = false;
 	e->test_out = false;
 	e->pause_until = 0;
@@ -937,6 +939,7 @@ static bool on_sack(struct mpdt_eng *e, const struct mpdt_pkt *pkt, u64 now)
 		return false;
 	}
 	e->sacks_rcvd++;
+	e->tx_adopted = true;
 	e->path.marks |= ce || s->ce_count;
 	INIT_LIST_HEAD(&walk.done);
 	sig.probe = pkt->hdr.flags & MPDT_F_PROBE_ACK;
@@ -1028,18 +1031,19 @@ static void send_probe(struct mpdt_eng *e, u64 now, const u64 *cookie)
 }
 
 /* The peer refused our incarnation as new while one it took for ours was
- * live, and challenged it (wire-format.rst 5): its cookie, returned in a
- * PROBE, proves we receive at our address, and the peer's answer to the
+ * live, and challenged it (wire-format.rst 5.1): its cookie, returned in
+ * a PROBE, proves we receive at our address, and the peer's answer to the
  * probe lets the refused DATA go again (§3.3.2).  A window of refused
- * DATA draws as many challenges with one cookie: it goes once per round
- * trip.  Not a loss or congestion signal: the policies never hear of it.
+ * DATA draws as many challenges: one goes per round trip.  A peer that
+ * took the incarnation never challenges it again, so a forged challenge
+ * then finds nothing to answer.  Not a loss or congestion signal: the
+ * policies never hear of it.
  */
 static void answer_challenge(struct mpdt_eng *e, u64 cookie, u64 now)
 {
-	if (cookie == e->cookie_sent &&
+	if (e->tx_adopted ||
 	    since(now, e->cookie_sent_ns) < smoothed_rtt_ns(e))
 		return;
-	e->cookie_sent = cookie;
 	e->cookie_sent_ns = now;
 	send_probe(e, now, &cookie);
 	push(e, now);
@@ -1215,32 +1219,35 @@ void mpdt_eng_rx_evict(struct mpdt_eng *e)
 	rx_retire(e);
 }
 
-/* A cookie is good in the epoch it was made in and the next: 2.1 s to
- * 4.3 s, for a round trip, and never long enough to let a delayed PROBE
- * bring back an incarnation two replacements old.
- */
-#define MPDT_COOKIE_EPOCH_SHIFT	31
-
 static u32 cookie_epoch(u64 now)
 {
 	return now >> MPDT_COOKIE_EPOCH_SHIFT;
 }
 
+/* A cookie is made for the incarnation it would replace too (rx_nonce,
+ * live or retired): a delayed PROBE of an incarnation replaced since
+ * could otherwise take the receiver back to it within the cookie's life,
+ * retiring a live one and delivering its old messages again.
+ */
 static bool cookie_proves(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
 			  u64 now)
 {
 	u32 epoch = cookie_epoch(now), nonce = pkt->hdr.nonce;
+	u64 cookie = pkt->probe.cookie;
 
 	if (pkt->hdr.type != MPDT_T_PROBE ||
 	    !(pkt->hdr.flags & MPDT_F_COOKIE) || !e->ops->cookie)
 		return false;
-	return pkt->probe.cookie == e->ops->cookie(e, nonce, epoch) ||
-	       pkt->probe.cookie == e->ops->cookie(e, nonce, epoch - 1);
+	return cookie == e->ops->cookie(e, nonce, e->rx_nonce, epoch) ||
+	       cookie == e->ops->cookie(e, nonce, e->rx_nonce, epoch - 1);
 }
 
 /* Refused as new: ask the sender of @pkt to prove it receives at the
- * peer's address (wire-format.rst 5).  The challenge is no longer than
- * the packet it answers, but for a PROBE's 32 bytes (36).
+ * peer's address (wire-format.rst 5.1).  The challenge is no longer than
+ * the packet it answers, but for a PROBE's 32 bytes (36).  Each refused
+ * packet is answered: a limit would let a spoofer's packets take the
+ * peer's challenges, and a spoofer gains nothing from reflecting them
+ * that sending to the peer itself would not give it.
  */
 static void challenge(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
 		      u64 now)
@@ -1255,7 +1262,8 @@ static void challenge(struct mpdt_eng *e, const struct mpdt_pkt *pkt,
 
 	if (!e->ops->cookie)
 		return;
-	h.nack.cookie = e->ops->cookie(e, pkt->hdr.nonce, cookie_epoch(now));
+	h.nack.cookie = e->ops->cookie(e, pkt->hdr.nonce, e->rx_nonce,
+				       cookie_epoch(now));
 	e->nacks_sent++;
 	count(e, MPDT_STAT_TX_CHALLENGE);
 	fill_header(e, &h, MPDT_T_NACK, 0, pkt->hdr.nonce, pkt->hdr.ev);

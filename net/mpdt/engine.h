@@ -140,11 +140,12 @@ struct mpdt_eng_ops {
 	 */
 	u32 (*rx_room)(struct mpdt_eng *e);
 	/* The cookie that proves incarnation @nonce of the peer receives at
-	 * the peer's address, for @epoch (wire-format.rst 5): a keyed hash
-	 * nobody off the path can compute.  NULL: new nonces are refused
-	 * without a challenge (the model).
+	 * the peer's address, to replace incarnation @replaced, for @epoch
+	 * (wire-format.rst 5.1): a keyed hash nobody off the path can
+	 * compute.  NULL: new nonces are refused without a challenge (the
+	 * model).
 	 */
-	u64 (*cookie)(struct mpdt_eng *e, u32 nonce, u32 epoch);
+	u64 (*cookie)(struct mpdt_eng *e, u32 nonce, u32 replaced, u32 epoch);
 };
 
 struct mpdt_eng {
@@ -200,8 +201,10 @@ struct mpdt_eng {
 	u64 tx_at;
 	bool host_full;			/* this push: host_room() said no */
 	u64 probe_held;			/* the due time of a probe that waits */
-	/* The challenge's cookie we last returned, and when. */
-	u64 cookie_sent;
+	/* The peer took this incarnation (a SACK of it came): it challenges
+	 * it no more.  @cookie_sent_ns: when we last returned a cookie.
+	 */
+	bool tx_adopted;
 	u64 cookie_sent_ns;
 	u32 chunk_seq;			/* the next chunk's number */
 	struct mpdt_eng_chunk chunks[MPDT_ENG_CHUNKS];
@@ -307,6 +310,12 @@ bool mpdt_eng_holds_nothing(const struct mpdt_eng *e);
 /* Never carried data either way (what a stranger's PROBE creates). */
 bool mpdt_eng_embryonic(const struct mpdt_eng *e);
 u64 mpdt_eng_rto(const struct mpdt_eng *e);
+/* A challenge's cookie is good in the epoch (the receiver's clock, ns,
+ * shifted right by this) it was made in and the next: 2.1 s to 4.3 s,
+ * for a round trip (wire-format.rst 5.1).
+ */
+#define MPDT_COOKIE_EPOCH_SHIFT	31
+
 /* The quiet time (wire-format.rst §5): an incarnation quiet this long has
  * no live sender behind it.
  */

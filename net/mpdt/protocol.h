@@ -128,7 +128,7 @@ struct mpdt_sock {
 	u32 nconns;
 	u64 evict_none_until_ns;	/* a full table's last search failed */
 	siphash_key_t conn_key;		/* the peer chooses what we hash */
-	siphash_key_t cookie_key;	/* challenges' (wire-format.rst 5) */
+	siphash_key_t cookie_key;	/* challenges' (wire-format.rst 5.1) */
 	DECLARE_HASHTABLE(conns, MPDT_CONN_HASH_BITS);
 	DECLARE_HASHTABLE(hosts, MPDT_CONN_HASH_BITS);	/* struct mpdt_host */
 	struct list_head conn_lru;	/* least recently heard from first */

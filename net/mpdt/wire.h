@@ -97,7 +97,7 @@ struct mpdt_nack {
 	u32 epsn;
 	union {
 		u64 echo_ts;
-		u64 cookie;	/* MPDT_NACK_CHALLENGE (wire-format.rst 5) */
+		u64 cookie;	/* MPDT_NACK_CHALLENGE (wire-format.rst 5.1) */
 	};
 };
 

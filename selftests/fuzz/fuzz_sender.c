@@ -331,10 +331,10 @@ static void check_tx_pkt(const struct mpdt_pkt *pkt,
 }
 
 /* The challenges' cookie (engine.h): keyed by the receiving socket. */
-static u64 op_cookie(struct mpdt_eng *e, u32 nonce, u32 epoch)
+static u64 op_cookie(struct mpdt_eng *e, u32 nonce, u32 replaced, u32 epoch)
 {
 	u64 z = (c.rx_gen + 1) * 0x9e3779b97f4a7c15ULL ^
-		((u64)nonce << 32 | epoch);
+		((u64)nonce << 32 | epoch) ^ (u64)replaced << 17;
 
 	FZ_ASSERT(!is_tx(e), "the sender challenges");
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -355,8 +355,9 @@ static void check_rx_pkt(const struct mpdt_pkt *pkt,
 	if (pkt->hdr.type == MPDT_T_NACK &&
 	    pkt->nack.code == MPDT_NACK_CHALLENGE) {
 		FZ_ASSERT(!epsn && pkt->hdr.nonce != c.rx.rx_nonce &&
-			  pkt->nack.cookie == op_cookie(&c.rx, pkt->hdr.nonce,
-							c.now >> 31),
+			  pkt->nack.cookie ==
+			  op_cookie(&c.rx, pkt->hdr.nonce, c.rx.rx_nonce,
+				    c.now >> MPDT_COOKIE_EPOCH_SHIFT),
 			  "challenge of nonce %u epsn %u", pkt->hdr.nonce,
 			  epsn);
 		return;

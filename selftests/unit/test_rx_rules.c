@@ -130,11 +130,11 @@ static void rig_rx_forget(struct mpdt_eng *e)
 }
 
 #define RIG_KEY		0x5eed
-#define EPOCH(now)	((u32)((now) >> 31))	/* engine.c */
+#define EPOCH(now)	((u32)((now) >> MPDT_COOKIE_EPOCH_SHIFT))
 
-static u64 rig_cookie(struct mpdt_eng *e, u32 nonce, u32 epoch)
+static u64 rig_cookie(struct mpdt_eng *e, u32 nonce, u32 replaced, u32 epoch)
 {
-	return unit_cookie(RIG_KEY, nonce, epoch);
+	return unit_cookie(RIG_KEY, nonce, replaced, epoch);
 }
 
 static const struct mpdt_eng_ops rig_ops = {
@@ -434,9 +434,10 @@ TEST_F(rx, retired_incarnation_keeps_older_ones_out)
 	EXPECT_EQ(2U, r->delivered);
 }
 
-/* Section 5: a new nonce refused while the current incarnation is live
+/* Section 5.1: a new nonce refused while the current incarnation is live
  * is challenged, with a NACK of its own nonce, PSN and EV whose cookie is
- * ours for it in this epoch.  The replaced incarnation's is not.
+ * ours for it, to replace the live one, in this epoch.  The replaced
+ * incarnation's is not challenged.
  */
 TEST_F(rx, refused_new_nonce_is_challenged)
 {
@@ -460,8 +461,8 @@ TEST_F(rx, refused_new_nonce_is_challenged)
 	EXPECT_EQ(77, r->last.hdr.ev);
 	EXPECT_EQ(5U, r->last.nack.psn);
 	EXPECT_EQ(0U, r->last.nack.epsn);
-	EXPECT_EQ(unit_cookie(RIG_KEY, UNIT_NONCE + 1, EPOCH(r->now)),
-		  r->last.nack.cookie);
+	EXPECT_EQ(unit_cookie(RIG_KEY, UNIT_NONCE + 1, UNIT_NONCE,
+			      EPOCH(r->now)), r->last.nack.cookie);
 	EXPECT_EQ(UNIT_NONCE, r->eng.rx_nonce);
 
 	/* Adopted after the quiet time, A is stale: refused unchallenged. */
@@ -485,6 +486,15 @@ static struct mpdt_pkt cookie_probe(u32 nonce, u64 cookie)
 	return pkt;
 }
 
+/* The PROBE that proves @nonce, to replace @replaced, arriving next
+ * (arrive() moves the clock 10 us first).
+ */
+static struct mpdt_pkt proof(const struct rig *r, u32 nonce, u32 replaced)
+{
+	return cookie_probe(nonce, unit_cookie(RIG_KEY, nonce, replaced,
+					       EPOCH(r->now + UNIT_US(10))));
+}
+
 /* A PROBE that returns the cookie replaces the live incarnation at once,
  * as the quiet time would have: its partial message goes and its nonce
  * is refused from then on; the probe is answered as any.
@@ -497,9 +507,7 @@ TEST_F(rx, returned_cookie_replaces_the_live_incarnation)
 
 	arrive(r, &a);
 	ASSERT_EQ(1U, r->eng.rx_partial);
-	p = cookie_probe(UNIT_NONCE + 1,
-			 unit_cookie(RIG_KEY, UNIT_NONCE + 1,
-				     EPOCH(r->now + UNIT_US(10))));
+	p = proof(r, UNIT_NONCE + 1, UNIT_NONCE);
 	arrive(r, &p);
 	EXPECT_EQ(UNIT_NONCE + 1, r->eng.rx_nonce);
 	EXPECT_EQ(1ULL, r->stats[MPDT_STAT_RX_NONCE_PROVEN]);
@@ -519,8 +527,9 @@ TEST_F(rx, returned_cookie_replaces_the_live_incarnation)
 	EXPECT_EQ(MPDT_F_PROBE_ACK, r->last.hdr.flags);
 }
 
-/* Only the cookie of the probe's own nonce, made in this epoch or the
- * last, proves it; any other is refused and challenged again.
+/* Only the cookie of the probe's own nonce, made to replace the live
+ * incarnation in this epoch or the last, proves it; any other is refused
+ * and challenged again.
  */
 TEST_F(rx, only_a_fresh_cookie_of_its_own_nonce_proves)
 {
@@ -533,21 +542,82 @@ TEST_F(rx, only_a_fresh_cookie_of_its_own_nonce_proves)
 	r->now = UNIT_SEC(100);
 	epoch = EPOCH(r->now);
 	arrive(r, &a);
-	p = cookie_probe(n, unit_cookie(RIG_KEY, n + 1, epoch));
+	p = cookie_probe(n, unit_cookie(RIG_KEY, n + 1, UNIT_NONCE, epoch));
 	arrive(r, &p);
-	p = cookie_probe(n, unit_cookie(RIG_KEY, n, epoch - 2));
+	p = cookie_probe(n, unit_cookie(RIG_KEY, n, UNIT_NONCE, epoch - 2));
 	arrive(r, &p);
-	p = cookie_probe(n, unit_cookie(RIG_KEY, n, epoch + 1));
+	p = cookie_probe(n, unit_cookie(RIG_KEY, n, UNIT_NONCE, epoch + 1));
+	arrive(r, &p);
+	p = cookie_probe(n, unit_cookie(RIG_KEY, n, UNIT_NONCE + 7, epoch));
 	arrive(r, &p);
 	EXPECT_EQ(UNIT_NONCE, r->eng.rx_nonce);
-	EXPECT_EQ(3ULL, r->stats[MPDT_STAT_DROP_NEW_NONCE]);
-	EXPECT_EQ(3ULL, r->stats[MPDT_STAT_TX_CHALLENGE]);
+	EXPECT_EQ(4ULL, r->stats[MPDT_STAT_DROP_NEW_NONCE]);
+	EXPECT_EQ(4ULL, r->stats[MPDT_STAT_TX_CHALLENGE]);
 	EXPECT_EQ(MPDT_NACK_CHALLENGE, r->last.nack.code);
-	EXPECT_EQ(unit_cookie(RIG_KEY, n, epoch), r->last.nack.cookie);
-	p = cookie_probe(n, unit_cookie(RIG_KEY, n, epoch - 1));
+	EXPECT_EQ(unit_cookie(RIG_KEY, n, UNIT_NONCE, epoch),
+		  r->last.nack.cookie);
+	p = cookie_probe(n, unit_cookie(RIG_KEY, n, UNIT_NONCE, epoch - 1));
 	arrive(r, &p);
 	EXPECT_EQ(n, r->eng.rx_nonce);
 	EXPECT_EQ(1ULL, r->stats[MPDT_STAT_RX_NONCE_PROVEN]);
+}
+
+/* A peer restarts three times in a cookie's life, each incarnation
+ * proven: A over the first, B over A, C over B.  A copy of A's proof that
+ * the network delayed must not take the receiver back to A: C would be
+ * retired under its live sender, and A's old messages delivered again.
+ */
+TEST_F(rx, delayed_proof_of_an_older_incarnation_proves_nothing)
+{
+	struct rig *r = &self->r;
+	struct mpdt_pkt d = data(0, 0xffffffff, 1, 100, 0, 0);
+	const u32 a = UNIT_NONCE + 1, b = a + 1, c = b + 1;
+	struct mpdt_pkt pa, pb, pc;
+
+	arrive(r, &d);
+	pa = proof(r, a, UNIT_NONCE);
+	arrive(r, &pa);
+	pb = proof(r, b, a);
+	arrive(r, &pb);
+	pc = proof(r, c, b);
+	arrive(r, &pc);
+	ASSERT_EQ(c, r->eng.rx_nonce);
+	ASSERT_EQ(3ULL, r->stats[MPDT_STAT_RX_NONCE_PROVEN]);
+	arrive(r, &pa);
+	EXPECT_EQ(c, r->eng.rx_nonce);
+	EXPECT_EQ(3ULL, r->stats[MPDT_STAT_RX_NONCE_PROVEN]);
+	EXPECT_EQ(1ULL, r->stats[MPDT_STAT_DROP_NEW_NONCE]);
+	d.hdr.nonce = a;
+	arrive(r, &d);
+	EXPECT_EQ(1U, r->delivered);
+}
+
+/* Section 8: an incarnation retired with its expired messages keeps new
+ * nonces out for the quiet time (retired_incarnation_keeps_older_ones_out),
+ * but one that proves itself, to replace the retired one, gets in.
+ */
+TEST_F(rx, proof_replaces_a_retired_incarnation)
+{
+	struct rig *r = &self->r;
+	struct mpdt_pkt d = data(0, 0xffffffff, 1, 3000, 0, 0);
+	struct mpdt_pkt p;
+
+	arrive(r, &d);
+	r->now += mpdt_eng_reassembly_ns(&r->p);
+	ASSERT_TRUE(mpdt_eng_rx_expire(&r->eng, r->now));
+	ASSERT_FALSE(r->eng.rx_active);
+	r->p.rto_max_us = 60000000;	/* quiet: 120 s, more than passed */
+	d.hdr.nonce = UNIT_NONCE + 1;
+	arrive(r, &d);
+	EXPECT_EQ(1ULL, r->stats[MPDT_STAT_TX_CHALLENGE]);
+	p = proof(r, UNIT_NONCE + 1, UNIT_NONCE);
+	arrive(r, &p);
+	EXPECT_EQ(UNIT_NONCE + 1, r->eng.rx_nonce);
+	EXPECT_TRUE(r->eng.rx_active);
+	EXPECT_EQ(1ULL, r->stats[MPDT_STAT_RX_NONCE_PROVEN]);
+	d.hdr.nonce = UNIT_NONCE;
+	arrive(r, &d);
+	EXPECT_EQ(1ULL, r->stats[MPDT_STAT_DROP_STALE_NONCE]);
 }
 
 TEST_HARNESS_MAIN

@@ -67,10 +67,11 @@ static inline u64 unit_rand(struct unit_rng *r)
 }
 
 /* A challenge's cookie (engine.h) for tests: keyed, not cryptographic. */
-static inline u64 unit_cookie(u64 key, u32 nonce, u32 epoch)
+static inline u64 unit_cookie(u64 key, u32 nonce, u32 replaced, u32 epoch)
 {
 	struct unit_rng r = { key ^ ((u64)nonce << 32 | epoch) };
 
+	r.state = unit_rand(&r) ^ replaced;
 	return unit_rand(&r);
 }
 
