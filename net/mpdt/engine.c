@@ -353,7 +353,6 @@ void mpdt_eng_start(struct mpdt_eng *e, struct mpdt_sb_pkt *ring, u32 nonce,
 
 	e->nonce = nonce;
 	e->state = MPDT_ENG_ACTIVE;
-	e->tx_adopted = false;
 	e->cookie_sent_ns = 0;
 	e->peer_full = false;
 	e->test_out = false;
@@ -939,7 +938,6 @@ static bool on_sack(struct mpdt_eng *e, const struct mpdt_pkt *pkt, u64 now)
 		return false;
 	}
 	e->sacks_rcvd++;
-	e->tx_adopted = true;
 	e->path.marks |= ce || s->ce_count;
 	INIT_LIST_HEAD(&walk.done);
 	sig.probe = pkt->hdr.flags & MPDT_F_PROBE_ACK;
@@ -1034,15 +1032,15 @@ static void send_probe(struct mpdt_eng *e, u64 now, const u64 *cookie)
  * live, and challenged it (wire-format.rst 5.1): its cookie, returned in
  * a PROBE, proves we receive at our address, and the peer's answer to the
  * probe lets the refused DATA go again (§3.3.2).  A window of refused
- * DATA draws as many challenges: one goes per round trip.  A peer that
- * took the incarnation never challenges it again, so a forged challenge
- * then finds nothing to answer.  Not a loss or congestion signal: the
+ * DATA draws as many challenges: one goes per round trip, whatever the
+ * cookie.  Even after SACKs of the incarnation: the peer may have lost
+ * its connection to us (evicted from a full table) and a spoofer's
+ * incarnation taken its place.  Not a loss or congestion signal: the
  * policies never hear of it.
  */
 static void answer_challenge(struct mpdt_eng *e, u64 cookie, u64 now)
 {
-	if (e->tx_adopted ||
-	    since(now, e->cookie_sent_ns) < smoothed_rtt_ns(e))
+	if (since(now, e->cookie_sent_ns) < smoothed_rtt_ns(e))
 		return;
 	e->cookie_sent_ns = now;
 	send_probe(e, now, &cookie);

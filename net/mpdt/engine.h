@@ -201,11 +201,7 @@ struct mpdt_eng {
 	u64 tx_at;
 	bool host_full;			/* this push: host_room() said no */
 	u64 probe_held;			/* the due time of a probe that waits */
-	/* The peer took this incarnation (a SACK of it came): it challenges
-	 * it no more.  @cookie_sent_ns: when we last returned a cookie.
-	 */
-	bool tx_adopted;
-	u64 cookie_sent_ns;
+	u64 cookie_sent_ns;		/* when we last returned a cookie */
 	u32 chunk_seq;			/* the next chunk's number */
 	struct mpdt_eng_chunk chunks[MPDT_ENG_CHUNKS];
 
