@@ -18,6 +18,7 @@
 #include <net/inet_ecn.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
+#include <net/l3mdev.h>
 #include <net/udp.h>
 
 #include "protocol.h"
@@ -217,6 +218,22 @@ static bool filters_pass(struct mpdt_sock *msk, struct sk_buff *skb)
 				   sizeof(struct udphdr)) && skb->len == len;
 }
 
+/* A socket bound to a device (SO_BINDTODEVICE) takes only what came in
+ * by it, or by a device of it if it is a VRF's (l3mdev), as a UDP
+ * socket's binding does (inet_bound_dev_eq()): the tunnel socket, bound
+ * to none, took everything, from a VRF's devices only with sysctl
+ * net.ipv4.udp_l3mdev_accept set.  @dev: the device it came in by
+ * (rcv_dev(), a VRF's device itself, not the VRF).
+ */
+static bool bound_elsewhere(const struct mpdt_sock *msk,
+			    const struct net_device *dev)
+{
+	int bound = READ_ONCE(msk->inet.sk.sk_bound_dev_if);
+
+	return bound && bound != dev->ifindex &&
+	       bound != l3mdev_master_ifindex_rcu(dev);
+}
+
 /* The packets an skb carries.  A UDP GSO skb, a burst from a peer on this
  * host (over a veth, from a container), is taken whole, not cut into an
  * skb per packet (design.rst section 5): its packets are @size bytes each
@@ -315,9 +332,12 @@ static enum skb_drop_reason rcv_check(struct mpdt_net *mn, struct mpdt_rcv *r,
 		mpdt_stat_inc(mn, MPDT_STAT_RX_CE);
 
 	*msk = mpdt_port_lookup_rcu(mn, pkt->hdr.dst_port);
-	/* An AF_INET socket cannot name an IPv6 peer: not for it. */
+	/* An AF_INET socket cannot name an IPv6 peer, nor a socket bound
+	 * to another device one that came in by this: not for it.
+	 */
 	if (!*msk || ((*msk)->inet.sk.sk_family == AF_INET &&
-		      r->from.family == AF_INET6))
+		      r->from.family == AF_INET6) ||
+	    bound_elsewhere(*msk, skb->dev))
 		return drop(mn, MPDT_STAT_DROP_NO_SOCKET, r->n,
 			    SKB_DROP_REASON_NO_SOCKET);
 	if (!filters_pass(*msk, skb))

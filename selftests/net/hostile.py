@@ -595,13 +595,16 @@ class Victim:
 
     def __init__(self, label, ns, port, family=socket.AF_INET, rcvbuf=None,
                  gen=None, honest_ports=(), bufsize=1 << 20, reader=True,
-                 check_bytes=True):
+                 check_bytes=True, dev=None):
         self.label, self.gen, self.check_bytes = label, gen, check_bytes
         self.honest_ports = set(honest_ports)
         with netns(ns):
             self.s = socket.socket(family, socket.SOCK_DGRAM, m.IPPROTO_MPDT)
             if rcvbuf:
                 self.s.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, rcvbuf)
+            if dev:
+                self.s.setsockopt(socket.SOL_SOCKET, SO_BINDTODEVICE,
+                                  dev.encode())
             self.s.bind(("0.0.0.0" if family == socket.AF_INET else "::",
                          port))
         self.rcvbuf = self.s.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF)
@@ -2221,6 +2224,105 @@ def incarnation_attack(env, c, family, addr_a, addr_b, port, lport):
          m.get_info(s, (addr_b, port))["msgs_acked"])
 
 
+# The second link of case bound-dev: ns_a's end, ns_b's, their subnet.
+LINK2_A, LINK2_B, LINK2_NET = "mpdt-la", "mpdt-lb", "10.9.0."
+LINK2_VRF = "mpdt-vrf"
+
+
+def case_bound_dev(env, c):
+    """20. A socket bound to a device (SO_BINDTODEVICE) takes only what
+    came in by it, as a UDP socket's binding does: DATA and PROBE for its
+    port that came in by the other link are dropped (drop_no_socket) and
+    never answered, over IPv4 and IPv6, while messages by its own link
+    arrive.  Before, an MPDT socket took its port's packets whatever
+    device they came in by.
+    Then the same with the link's device in a VRF and the socket bound to
+    the VRF (sysctl net.ipv4.udp_l3mdev_accept on: the tunnel socket hears
+    a VRF's devices only then).  (A packet from the VRF subnet's broadcast
+    address never reaches MPDT there: with a VRF's rules in place IP
+    validates every source in full, rp_filter or not, and refuses it.)"""
+    a = env.a
+    second_link(env)
+    bound_attack(env, c, LINK2_B, 7125, 6025)
+    r = env.run(a.ns_b, ["ip", "link", "add", LINK2_VRF, "type", "vrf",
+                         "table", "109"], check=False)
+    if not c.ok("a VRF device (vrf.ko)", r.returncode == 0, r.stderr):
+        return
+    env.cleanups.append(lambda: env.run(a.ns_b, ["ip", "link", "del",
+                                                 LINK2_VRF], check=False))
+    env.run(a.ns_b, ["ip", "link", "set", LINK2_VRF, "up"])
+    env.run(a.ns_b, ["ip", "link", "set", LINK2_B, "master", LINK2_VRF])
+    path = "/proc/sys/net/ipv4/udp_l3mdev_accept"
+    old = sysctl_set(a.ns_b, path, "1")
+    env.cleanups.append(lambda: sysctl_set(a.ns_b, path, old))
+    bound_attack(env, c, LINK2_VRF, 7127, 6027)
+
+
+def second_link(env):
+    """A second veth pair between the namespaces, LINK2_NET.1 and .2."""
+    a = env.a
+    env.run(a.ns_a, ["ip", "link", "add", LINK2_A, "type", "veth", "peer",
+                     "name", LINK2_B, "netns", a.ns_b])
+    env.cleanups.append(lambda: env.run(a.ns_a, ["ip", "link", "del",
+                                                 LINK2_A], check=False))
+    for ns, dev, host in ((a.ns_a, LINK2_A, 1), (a.ns_b, LINK2_B, 2)):
+        env.run(ns, ["ip", "addr", "add", "%s%d/24" % (LINK2_NET, host),
+                     "dev", dev])
+        env.run(ns, ["ip", "link", "set", dev, "up"])
+
+
+def bound_attack(env, c, dev, port, lport):
+    """A victim on @port bound to @dev: honest messages by the second
+    link arrive; DATA and PROBE by the first are dropped unanswered."""
+    a = env.a
+    gen = Gen(a.seed + port, 4, 100, 50000)
+    # AF_INET6: it takes IPv4 and IPv6, and the attack comes by both.
+    v = Victim("bound to " + dev, a.ns_b, port, family=socket.AF_INET6,
+               gen=gen, honest_ports=[lport], dev=dev)
+    env.cleanups.append(v.close)
+    # An unbound socket answers the control probe by the first link.
+    ctl = Victim("control", a.ns_b, port + 1, reader=False)
+    env.cleanups.append(ctl.close)
+    with netns(a.ns_a):
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, m.IPPROTO_MPDT)
+        s.bind(("0.0.0.0", lport))
+    env.cleanups.append(s.close)
+    sn = Sniffer(a.ns_a, a.dev_a)
+    env.cleanups.append(sn.close)
+    x4 = Attacker(a.ns_a, ADDR_X, dev=a.dev_a)
+    attacks = [(x4, ADDR_B)]
+    if a.ipv6:
+        attacks.append((Attacker(a.ns_a, ADDR6_A, family=socket.AF_INET6),
+                        ADDR6_B))
+    peer = {"sport": 21800 + port % 100, "dport": port,
+            "nonce": env.rnd.getrandbits(32)}
+    k = 4
+    b0 = stats(a.ns_b)
+    for x, dst in attacks:
+        for i in range(k):
+            x.send(data(i, 1, 0, 2 * PAYLOAD, b"B" * PAYLOAD, flags=m.F_AR,
+                        **peer), dst)
+            x.send(m.probe_pkt(0, ts=i + 1, **peer), dst)
+    # Sent last, by the path the IPv4 attack took.
+    x4.send(m.probe_pkt(0, ts=1, sport=21890, dport=port + 1, nonce=1),
+            ADDR_B)
+    c.eq("%s: the control probe's answer by the first link" % dev, 1,
+         len(replies_to(sn, 21890, 1)))
+    wait_until(lambda: delta(stats(a.ns_b), b0, "drop_no_socket") >=
+               2 * k * len(attacks), 5)
+    c.eq("%s: drop_no_socket: %d DATA + %d PROBE by the first link, %s" % (
+        dev, k, k, " and ".join(d for _, d in attacks)), 2 * k * len(attacks),
+        delta(stats(a.ns_b), b0, "drop_no_socket"))
+    c.eq("%s: answers by the first link" % dev, [],
+         sn.match(lambda p: p.mdport == peer["sport"]))
+    for i in range(gen.count):
+        s.sendto(gen.msg(i), (LINK2_NET + "2", port))
+    c.ok("%s: honest messages by the second link" % dev,
+         wait_until(lambda: len(v.seen) == gen.count, 20))
+    v.check(c)
+    c.eq("%s: messages completed by the attacker" % dev, [], v.others)
+
+
 CASES = {
     "evict": case_evict, "pressure": case_pressure, "quota": case_quota,
     "conn-evict": case_conn_evict, "conn-full": case_conn_full,
@@ -2230,7 +2332,7 @@ CASES = {
     "zero-len": case_zero_len, "params": case_params,
     "time-wait": case_time_wait, "gso": case_gso, "idle": case_idle,
     "broadcast-source": case_broadcast_source, "room": case_room,
-    "incarnation": case_incarnation,
+    "incarnation": case_incarnation, "bound-dev": case_bound_dev,
 }
 
 

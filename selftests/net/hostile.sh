@@ -98,6 +98,10 @@
 #               message, a new incarnation, is challenged, proves itself
 #               with the cookie (rx_nonce_proven 1) and arrives while the
 #               spoofing goes on; the spoofs are then stale (IPv4, IPv6)
+#   bound-dev   a socket bound to a second link's device takes messages by
+#               it, and DATA/PROBE by the first link are dropped
+#               (drop_no_socket exact) unanswered; the same with the device
+#               in a VRF and the socket bound to the VRF
 #
 # Module parameter rto_max_us=500000: the nonce quiet time (2 x rto-max-us)
 # is 1 s and partial messages expire within seconds (the cases wait for the
@@ -115,7 +119,7 @@ source "$(dirname "$0")/lib.sh"
 
 CASES=(evict pressure quota conn-evict conn-full nonce not-host overlap reply-port
 	ipv6-csum crash zero-len params time-wait gso idle broadcast-source room
-	incarnation)
+	incarnation bound-dev)
 if [[ -n ${MPDT_HOSTILE_CASES:-} ]]; then
 	read -r -a CASES <<<"$MPDT_HOSTILE_CASES"
 fi
@@ -126,6 +130,7 @@ require_cmd ip tc ethtool python3
 mpdt_load rto_max_us=500000 rx_steer=0
 modprobe -a sch_ingress sch_netem cls_u32 act_gact act_pedit act_csum 2>/dev/null ||
 	log "warning: cannot load the tc modules (crash, params and pressure need them)"
+modprobe vrf 2>/dev/null || log "warning: cannot load vrf (bound-dev needs it)"
 setup_pair
 # The attacker's own address, on A's side, and its hosts for the
 # connection caps (hostile.py's ADDR_HOSTS); IPv6 for not-host and ipv6-csum.

@@ -3408,7 +3408,7 @@ TEST(proven_incarnation_replaces_a_spoofed_one)
  * refused DATA draws a challenge each.  It is no loss or congestion
  * signal, and not the peer heard.
  */
-TEST(challenge_is_answered_once_per_cookie_and_round_trip)
+TEST(challenge_is_answered_once_per_round_trip)
 {
 	struct mpdt_params p = default_params();
 	struct sim *s = sim_new(&p, mpdt_lb_find("ecmp"),
