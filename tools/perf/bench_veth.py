@@ -270,7 +270,19 @@ def median_row(runs):
     return out
 
 
-def report(names, rows, prof, flows):
+def print_round_ratios(name, base, mine, theirs):
+    """Each round's ratio to the row it ran beside: the host's speed
+    drifts by seconds under TCG (2x between two rounds of one boot), and
+    the spread of these says how far to trust the medians' ratio."""
+    for what, key in (("Mbit/s", "mbps"), ("busy s/GiB", "busy_s_per_gib")):
+        ratios = [a[key] / b[key] for a, b in zip(mine, theirs) if b[key]]
+        if ratios:
+            print("  %s / %s, %s, round by round: %s (median %.2f)" % (
+                name, base, what, " ".join("%.2f" % r for r in ratios),
+                statistics.median(ratios)))
+
+
+def report(names, rows, runs, prof, flows):
     tcp = rows.get("tcp", {}).get("mbps")
     udp = rows.get("udp", {}).get("mbps")
     print("one veth pair, goodput at the receiver: medians of %d rounds"
@@ -301,6 +313,10 @@ def report(names, rows, prof, flows):
         if m in rows and k in rows:
             print("  %s: %.2fx %s" % (names[m], rows[m]["mbps"] /
                                       rows[k]["mbps"], names[k]))
+    for m, k in (("mpdt", "tcp"), ("mpdt16", "tcp16"),
+                 ("mpdt16-thr", "tcp16-thr")):
+        if m in runs and k in runs and len(runs[m]) > 1:
+            print_round_ratios(names[m], names[k], runs[m], runs[k])
     if prof:
         print("perf record -a during one MPDT run of %d connection(s) "
               "(cpu-clock, dso and symbol, hottest first):" % flows)
@@ -344,7 +360,8 @@ def main():
                 if a.profile else None)
     finally:
         teardown()
-    report({k: v[0] for k, v in t.items()}, rows, prof, a.profile_flows)
+    report({k: v[0] for k, v in t.items()}, rows, runs, prof,
+           a.profile_flows)
     print(json.dumps({"rounds": a.rounds, "seconds": a.seconds,
                       "rows": rows, "runs": runs, "profile": prof}))
 
