@@ -98,10 +98,12 @@
 #               message, a new incarnation, is challenged, proves itself
 #               with the cookie (rx_nonce_proven 1) and arrives while the
 #               spoofing goes on; the spoofs are then stale (IPv4, IPv6)
-#   bound-dev   a socket bound to a second link's device takes messages by
-#               it, and DATA/PROBE by the first link are dropped
-#               (drop_no_socket exact) unanswered; the same with the device
-#               in a VRF and the socket bound to the VRF
+#   bound-dev   in a namespace of its own, joined to A by two links: a
+#               socket bound to the second link's device takes messages by
+#               it, and DATA/PROBE by the first link (IPv4, IPv6) are
+#               dropped (drop_no_socket exact), unanswered, and open no
+#               connection; the same with the device in a VRF and the
+#               socket bound to the VRF
 #
 # Module parameter rto_max_us=500000: the nonce quiet time (2 x rto-max-us)
 # is 1 s and partial messages expire within seconds (the cases wait for the
