@@ -85,9 +85,19 @@ static inline u64 mpdt_cc_ref_scale(u64 x, const struct mpdt_params *p)
 	return mpdt_mul_div(x, mpdt_bdp(p), MPDT_CC_REF_BDP);
 }
 
+/* The bursts' budget: three of the path's bursts where it sends bursts
+ * (once its pipe is full, on a path that never marked ECN: engine.c
+ * path_refresh()), one packet where it does not.
+ */
+static inline u64 mpdt_cc_burst_budget(const struct mpdt_params *p, u32 mss)
+{
+	u32 burst = mpdt_burst_pkts(p, mpdt_link_bytes_per_ms(p), mss);
+
+	return burst > 1 ? 3ULL * burst * mss : mss;
+}
+
 /* The algorithms' largest window: @pct percent of the BDP (STrack
- * §2.2.2: "roughly the BDP"), and at least three of the path's bursts
- * where it sends bursts, one packet where it does not.
+ * §2.2.2: "roughly the BDP"), and at least the bursts' budget.
  *
  * A window below two bursts sends one, waits a round trip for its SACK,
  * and sends the next: the pipe idles meanwhile.  That is so wherever a
@@ -105,10 +115,8 @@ static inline u64 mpdt_cc_ref_scale(u64 x, const struct mpdt_params *p)
 static inline u64 mpdt_cc_max_cwnd(const struct mpdt_params *p, u32 pct,
 				   u32 mss)
 {
-	u32 burst = mpdt_burst_pkts(p, mpdt_link_bytes_per_ms(p), mss);
-	u64 least = burst > 1 ? 3ULL * burst * mss : mss;
-
-	return max(mpdt_mul_div(mpdt_bdp(p), pct, 100), least);
+	return max(mpdt_mul_div(mpdt_bdp(p), pct, 100),
+		   mpdt_cc_burst_budget(p, mss));
 }
 
 /* The window when the path's BDP moves and with it where the algorithm
@@ -141,6 +149,7 @@ struct mpdt_strack_consts {
 	u64 target_ns;		/* target_Qdelay */
 	u64 qhigh_ns;		/* target_Qhigh */
 	u64 max_cwnd;		/* bytes */
+	u64 budget;		/* bytes: the bursts' own, no delay cuts it */
 	u64 beta;		/* bytes per window of ACKs */
 	u64 eta;		/* bytes per base RTT */
 	u64 alpha;		/* 1/1000000 byte per window per ns below target */

@@ -503,6 +503,45 @@ TEST(strack_md_floor_is_one_half)
 	unit_cc_stop(&cc);
 }
 
+/* Line 14 never cuts below the bursts' budget, three bursts of 16 (57600
+ * bytes at MSS 1200) on a path that never marked ECN (burst_pkts 16 in
+ * the CC's parameters, engine.c path_refresh()): the delay it reads is
+ * the bursts' own.  Delay 24 us: factor 0.6, as above.
+ */
+TEST(strack_md_keeps_the_bursts_budget)
+{
+	struct mpdt_params p = unit_cc_params(100000, 12);
+	struct mpdt_cc cc;
+
+	p.burst_pkts = 16;
+	unit_cc_start(&cc, &mpdt_cc_strack, &p, MSS);
+	/* 150000 * 0.6 = 90000, + eta 614 */
+	EXPECT_EQ(90614U, ack(&cc, T0, UNIT_US(24), MSS, 0));
+	/* 90614 * 0.6 = 54368: the budget, 57600, + 614 */
+	EXPECT_EQ(58214U, ack(&cc, T0 + BRTT + 1, UNIT_US(24), MSS, 0));
+	/* 58214 * 0.6 = 34928: the budget again, + 614 */
+	EXPECT_EQ(58214U, ack(&cc, T0 + 2 * (BRTT + 1), UNIT_US(24), MSS, 0));
+	unit_cc_stop(&cc);
+
+	/* A path that marked (burst_pkts 1): the paper's cut, to 54368. */
+	p.burst_pkts = 1;
+	unit_cc_start(&cc, &mpdt_cc_strack, &p, MSS);
+	EXPECT_EQ(90614U, ack(&cc, T0, UNIT_US(24), MSS, 0));
+	EXPECT_EQ(54982U, ack(&cc, T0 + BRTT + 1, UNIT_US(24), MSS, 0));
+	unit_cc_stop(&cc);
+
+	/* Over a veth (4.5 Gbit/s x 31 us: BDP 17437 bytes) the budget is
+	 * the largest window too: no delay below Qhigh moves it.
+	 */
+	p = unit_cc_params(4500, 31);
+	p.burst_pkts = 16;
+	unit_cc_start(&cc, &mpdt_cc_strack, &p, MSS);
+	EXPECT_EQ(57600U, cc.cwnd);
+	EXPECT_EQ(57600U, ack(&cc, T0, UNIT_US(60), MSS, 0));
+	EXPECT_EQ(57600U, ack(&cc, T0 + UNIT_US(100), UNIT_US(80), MSS, 0));
+	unit_cc_stop(&cc);
+}
+
 /* Lines 5-8 on a window below its maximum (max 300000: start there, MD
  * once to 180614).
  */
